@@ -1,0 +1,174 @@
+//! `trainer`: the command-line front end of the shogi-variant trainer.
+
+mod bench;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use rules::{perft, perft_divide, Position, Variant};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Self-play reinforcement-learning trainer for shogi variants.
+#[derive(Parser)]
+#[command(name = "trainer", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count leaf nodes of the legal move tree (rules self-test and speed check).
+    Perft {
+        /// Variant: a config file stem in ./configs/variants (shogi, cannon-shosu, hand,
+        /// minishogi), a built-in variant, or a path to a .toml file.
+        #[arg(long)]
+        variant: String,
+        /// Start from this SFEN instead of the variant's start position.
+        #[arg(long)]
+        sfen: Option<String>,
+        /// USI moves to play from the start position before counting.
+        #[arg(long, default_value = "")]
+        moves: String,
+        /// Depth in plies.
+        #[arg(long)]
+        depth: u32,
+        /// List each root move with its count first.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Validate variant configs: every .toml under the given files or directories.
+    Check {
+        /// Files or directories (default: configs/variants).
+        paths: Vec<PathBuf>,
+        /// Print each variant's piece table.
+        #[arg(long)]
+        verbose: bool,
+    },
+    /// Benchmarks (figures for BENCHMARKS.md).
+    Bench {
+        #[command(subcommand)]
+        what: bench::BenchCommand,
+    },
+}
+
+/// Resolves `--variant`: a path, a file in ./configs/variants, or a built-in.
+pub(crate) fn load_variant(name: &str) -> Result<Arc<Variant>> {
+    let p = Path::new(name);
+    if name.ends_with(".toml") || name.contains('/') {
+        return Ok(Arc::new(Variant::load(p)?));
+    }
+    let local = Path::new("configs/variants").join(format!("{name}.toml"));
+    if local.exists() {
+        return Ok(Arc::new(Variant::load(&local)?));
+    }
+    Ok(Arc::new(Variant::builtin(name)?))
+}
+
+fn run_perft(
+    variant: &str,
+    sfen: Option<&str>,
+    moves: &str,
+    depth: u32,
+    divide: bool,
+) -> Result<()> {
+    let v = load_variant(variant)?;
+    let mut pos = match sfen {
+        Some(s) => Position::from_sfen(&v, s)?,
+        None => Position::start(v),
+    };
+    pos.play_usi(moves)?;
+    let t = Instant::now();
+    let nodes = if divide {
+        let mut total = 0;
+        for (mv, n) in perft_divide(&mut pos, depth) {
+            println!("{mv} {n}");
+            total += n;
+        }
+        total
+    } else {
+        perft(&mut pos, depth)
+    };
+    let secs = t.elapsed().as_secs_f64();
+    eprintln!(
+        "time {:.3}s, {:.0} leaves/s",
+        secs,
+        nodes as f64 / secs.max(1e-9)
+    );
+    println!("nodes {nodes}");
+    Ok(())
+}
+
+fn collect_tomls(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+                .with_context(|| format!("reading {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .collect();
+            entries.sort();
+            for e in entries {
+                if e.is_dir() {
+                    out.extend(collect_tomls(&[e])?);
+                } else if e.extension().is_some_and(|x| x == "toml") {
+                    out.push(e);
+                }
+            }
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            bail!("{}: no such file or directory", p.display());
+        }
+    }
+    Ok(out)
+}
+
+fn run_check(paths: &[PathBuf], verbose: bool) -> Result<()> {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from("configs/variants")]
+    } else {
+        paths.to_vec()
+    };
+    let files = collect_tomls(&paths)?;
+    let mut bad = 0;
+    for f in &files {
+        match Variant::load(f) {
+            Ok(v) => {
+                println!("ok    {}  ({})", f.display(), v.name);
+                if verbose {
+                    println!("{}", v.describe());
+                }
+            }
+            Err(e) => {
+                bad += 1;
+                println!("error {e}");
+            }
+        }
+    }
+    if bad > 0 {
+        bail!("{bad} of {} config files have errors", files.len());
+    }
+    println!("{} config files checked, all valid", files.len());
+    Ok(())
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let r = match cli.command {
+        Command::Perft {
+            variant,
+            sfen,
+            moves,
+            depth,
+            divide,
+        } => run_perft(&variant, sfen.as_deref(), &moves, depth, divide),
+        Command::Check { paths, verbose } => run_check(&paths, verbose),
+        Command::Bench { what } => bench::run(what),
+    };
+    if let Err(e) = r {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

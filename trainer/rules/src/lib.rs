@@ -1,0 +1,42 @@
+//! Shogi-variant rules from config files.
+//!
+//! A variant is described in TOML ([`VariantSpec`]) and compiled once into a [`Variant`] with
+//! precomputed move tables; a [`Position`] holds a board, hands and the game history, generates
+//! legal moves, plays and takes back moves, reads and writes SFEN and USI, and reports the
+//! game's [`Outcome`].
+//!
+//! ```
+//! use rules::{perft, Position, Variant};
+//! use std::sync::Arc;
+//! let shogi = Arc::new(Variant::builtin("shogi").unwrap());
+//! let mut pos = Position::start(shogi);
+//! assert_eq!(pos.legal_moves().len(), 30);
+//! assert_eq!(perft(&mut pos, 2), 900);
+//! ```
+
+pub mod betza;
+mod bitset;
+mod error;
+mod movegen;
+mod outcome;
+mod perft;
+mod position;
+mod sfen;
+mod spec;
+mod types;
+mod usi;
+mod variant;
+
+pub use bitset::{SquareSet, SquareSetIter};
+pub use error::{Error, Result};
+pub use outcome::{EndReason, Outcome};
+pub use perft::{perft, perft_divide};
+pub use position::{Position, MAX_HAND_KINDS};
+pub use spec::{
+    DropSpec, EndSpec, PieceDropSpec, PieceSpec, PromotedSpec, PromotionSpec, VariantSpec,
+};
+pub use types::{Color, Kind, Move, Piece};
+pub use variant::{
+    KindInfo, MatchRule, PromotionMode, StalemateValue, Variant, MAX_HAND_COUNT, MAX_KINDS,
+    MAX_SIDE, MAX_SQUARES,
+};

@@ -1,0 +1,283 @@
+//! Legal move generation.
+//!
+//! Pseudo-legal moves are generated from the variant's tables; a move is then tested for the
+//! safety of the mover's royal piece only when it can matter: when in check, for royal moves, for
+//! pieces pinned to the royal piece and, in variants with hoppers (cannons), for any move from
+//! or to a line through the royal piece (a piece arriving there can become a cannon's screen).
+
+use crate::bitset::SquareSet;
+use crate::position::{attacked, Position};
+use crate::types::{Color, Kind, Move, Piece};
+use crate::variant::{PromotionMode, Variant, CAPTURE, MAX_SQUARES, MOVE};
+
+/// Per-node data shared by the generation of every move.
+struct Ctx<'a> {
+    v: &'a Variant,
+    us: Color,
+    them: Color,
+    ksq: Option<usize>,
+    test_all: bool,
+    sensitive: SquareSet,
+    to_sensitive: bool,
+    scratch: [Piece; MAX_SQUARES],
+}
+
+impl Ctx<'_> {
+    /// Whether the mover's royal piece is safe after `mv` (tested on the scratch board).
+    #[inline]
+    fn safe(&mut self, mv: Move) -> bool {
+        let Some(ksq) = self.ksq else { return true };
+        match mv {
+            Move::Normal { from, to, .. } => {
+                let (from, to) = (from as usize, to as usize);
+                let p = self.scratch[from];
+                let cap = self.scratch[to];
+                self.scratch[to] = p;
+                self.scratch[from] = Piece::EMPTY;
+                let k = if from == ksq { to } else { ksq };
+                let ok = !attacked(self.v, &self.scratch, k, self.them);
+                self.scratch[from] = p;
+                self.scratch[to] = cap;
+                ok
+            }
+            Move::Drop { kind, to } => {
+                let to = to as usize;
+                self.scratch[to] = Piece::new(self.us, kind);
+                let ok = !attacked(self.v, &self.scratch, ksq, self.them);
+                self.scratch[to] = Piece::EMPTY;
+                ok
+            }
+        }
+    }
+
+    #[inline]
+    fn needs_test(&self, from: usize, to: usize) -> bool {
+        self.test_all
+            || self.sensitive.contains(from)
+            || (self.to_sensitive && self.sensitive.contains(to))
+            || Some(from) == self.ksq
+    }
+
+    #[inline]
+    fn add(&mut self, out: &mut Vec<Move>, kind: Kind, from: usize, to: usize) {
+        let mv = Move::Normal {
+            from: from as u8,
+            to: to as u8,
+            promote: false,
+        };
+        if self.needs_test(from, to) && !self.safe(mv) {
+            return;
+        }
+        let v = self.v;
+        let info = &v.kinds[kind as usize];
+        let zone = &v.zone[self.us.index()];
+        let immobile = v.forbid_immobile_moves && v.is_immobile(self.us, kind, to);
+        let promote = Move::Normal {
+            from: from as u8,
+            to: to as u8,
+            promote: true,
+        };
+        if info.promotes_to.is_some() && (zone.contains(from) || zone.contains(to)) {
+            out.push(promote);
+            if info.promotion != PromotionMode::Forced && !immobile {
+                out.push(mv);
+            }
+        } else if !immobile {
+            out.push(mv);
+        }
+    }
+}
+
+impl Position {
+    /// All legal moves of the side to move.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        let mut out = Vec::with_capacity(128);
+        self.generate_legal(&mut out);
+        out
+    }
+
+    /// Appends all legal moves of the side to move to `out` (cleared first).
+    pub fn generate_legal(&self, out: &mut Vec<Move>) {
+        out.clear();
+        self.generate(out, true);
+    }
+
+    /// Whether the side to move has at least one legal move.
+    pub fn has_legal_move(&self) -> bool {
+        let mut out = Vec::with_capacity(64);
+        self.generate(&mut out, true);
+        !out.is_empty()
+    }
+
+    /// Whether `mv` is legal here.
+    pub fn is_legal(&self, mv: Move) -> bool {
+        self.legal_moves().contains(&mv)
+    }
+
+    /// Generates legal moves; `check_drop_mate` false skips the drop-mate test (used inside
+    /// that very test, where a nested drop-mate is counted as a legal reply).
+    pub(crate) fn generate(&self, out: &mut Vec<Move>, check_drop_mate: bool) {
+        let v = &*self.variant;
+        let us = self.side;
+        let them = us.flip();
+        let ksq = self.king[us.index()].map(|k| k as usize);
+        let in_check = self.in_check();
+        let mut sensitive = SquareSet::EMPTY;
+        if let (Some(k), false) = (ksq, in_check) {
+            let nd = v.dirs.len();
+            let base = them.index() * v.kinds.len();
+            for scan in &v.ray_scans[them.index()] {
+                let ray = v.ray(k, scan.dir as usize);
+                if v.has_hoppers {
+                    for &t in ray {
+                        sensitive.insert(t as usize);
+                    }
+                    continue;
+                }
+                // Exact pins: own piece, then an enemy slider reaching the royal square.
+                let mut own: Option<usize> = None;
+                for (i, &t) in ray.iter().enumerate() {
+                    let p = self.board[t as usize];
+                    if p.is_empty() {
+                        continue;
+                    }
+                    if p.is_color(us) {
+                        if own.is_some() {
+                            break;
+                        }
+                        own = Some(t as usize);
+                        continue;
+                    }
+                    if let Some(o) = own {
+                        let r = v.ray_attack[(base + p.kind() as usize) * nd + scan.dir as usize];
+                        if i < r[0] as usize {
+                            sensitive.insert(o);
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        let mut ctx = Ctx {
+            v,
+            us,
+            them,
+            ksq,
+            test_all: in_check,
+            sensitive,
+            to_sensitive: v.has_hoppers,
+            scratch: self.board,
+        };
+
+        // Board moves.
+        for from in self.occ[us.index()].iter() {
+            let kind = self.board[from].kind();
+            for &(to, mode) in v.leaps_of(us, kind, from) {
+                let t = self.board[to as usize];
+                let ok = if t.is_empty() {
+                    mode & MOVE != 0
+                } else {
+                    t.is_color(them) && mode & CAPTURE != 0
+                };
+                if ok {
+                    ctx.add(out, kind, from, to as usize);
+                }
+            }
+            for r in &v.rays[v.ck(us, kind)] {
+                let mut hops = 0usize;
+                for (i, &to) in v.ray(from, r.dir as usize).iter().enumerate() {
+                    if i >= r.max_range as usize {
+                        break;
+                    }
+                    let t = self.board[to as usize];
+                    if t.is_empty() {
+                        if i < r.move_range[hops] as usize {
+                            ctx.add(out, kind, from, to as usize);
+                        }
+                        continue;
+                    }
+                    if t.is_color(them) && i < r.cap_range[hops] as usize {
+                        ctx.add(out, kind, from, to as usize);
+                    }
+                    hops += 1;
+                    if hops > r.max_hop as usize {
+                        break;
+                    }
+                }
+            }
+        }
+
+        // Drops.
+        if !v.drops {
+            return;
+        }
+        let empty = v.all_squares.and_not(self.occ[0].or(self.occ[1]));
+        let nh = v.hand_kinds.len();
+        let eksq = self.king[them.index()].map(|k| k as usize);
+        for (hi, &kind) in v.hand_kinds.iter().enumerate() {
+            if self.hands[us.index()][hi] == 0 {
+                continue;
+            }
+            let info = &v.kinds[kind as usize];
+            let mut targets = v.drop_squares[us.index() * nh + hi].and(empty);
+            if info.nifu {
+                for sq in self.occ[us.index()].iter() {
+                    if self.board[sq].kind() == kind {
+                        targets = targets.and_not(v.file_squares[v.coords(sq).0]);
+                    }
+                }
+            }
+            let special = info.drop_must_check || (info.no_drop_mate && check_drop_mate);
+            for to in targets.iter() {
+                let mv = Move::Drop { kind, to: to as u8 };
+                if (ctx.test_all || (ctx.to_sensitive && ctx.sensitive.contains(to)))
+                    && !ctx.safe(mv)
+                {
+                    continue;
+                }
+                if special {
+                    let gives_check = match eksq {
+                        Some(e) => self.drop_gives_check(&mut ctx.scratch, kind, hi, to, e),
+                        None => false,
+                    };
+                    if info.drop_must_check && !gives_check {
+                        continue;
+                    }
+                    if info.no_drop_mate && check_drop_mate && gives_check && self.drop_mates(mv) {
+                        continue;
+                    }
+                }
+                out.push(mv);
+            }
+        }
+    }
+
+    fn drop_gives_check(
+        &self,
+        scratch: &mut [Piece; MAX_SQUARES],
+        kind: Kind,
+        hi: usize,
+        to: usize,
+        eksq: usize,
+    ) -> bool {
+        let v = &*self.variant;
+        let us = self.side;
+        if v.has_hoppers || v.kinds[kind as usize].has_rays {
+            scratch[to] = Piece::new(us, kind);
+            let r = attacked(v, scratch, eksq, us);
+            scratch[to] = Piece::EMPTY;
+            r
+        } else {
+            v.leap_checks[(us.index() * v.hand_kinds.len() + hi) * v.n + eksq].contains(to)
+        }
+    }
+
+    /// Whether the (checking) drop leaves the opponent without a legal reply.
+    fn drop_mates(&self, mv: Move) -> bool {
+        let mut p = self.clone();
+        p.make_move(mv);
+        let mut replies = Vec::with_capacity(32);
+        p.generate(&mut replies, false);
+        replies.is_empty()
+    }
+}

@@ -1,0 +1,137 @@
+//! Game results: checkmate, stalemate, repetition, perpetual check, move limit.
+
+use crate::position::Position;
+use crate::types::Color;
+use crate::variant::StalemateValue;
+
+/// Why a game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EndReason {
+    /// No legal move while in check.
+    Checkmate,
+    /// No legal move while not in check.
+    Stalemate,
+    /// The same position occurred the configured number of times.
+    Repetition,
+    /// A repetition in which one side checked with every move: that side loses.
+    PerpetualCheck,
+    /// The configured ply limit was reached.
+    MoveLimit,
+}
+
+/// The result of a finished game.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Outcome {
+    /// The winner, or `None` for a draw.
+    pub winner: Option<Color>,
+    /// Why the game ended.
+    pub reason: EndReason,
+}
+
+impl Outcome {
+    /// Result from `color`'s point of view: 1 win, 0 draw, -1 loss.
+    pub fn score_for(&self, color: Color) -> i32 {
+        match self.winner {
+            None => 0,
+            Some(w) if w == color => 1,
+            Some(_) => -1,
+        }
+    }
+}
+
+impl Position {
+    /// The game result if the game is over here, or `None`.
+    pub fn outcome(&self) -> Option<Outcome> {
+        let v = &*self.variant;
+        let us = self.side;
+        if !self.has_legal_move() {
+            if self.in_check() {
+                return Some(Outcome {
+                    winner: Some(us.flip()),
+                    reason: EndReason::Checkmate,
+                });
+            }
+            let winner = match v.stalemate {
+                StalemateValue::Loss => Some(us.flip()),
+                StalemateValue::Draw => None,
+                StalemateValue::Win => Some(us),
+            };
+            return Some(Outcome {
+                winner,
+                reason: EndReason::Stalemate,
+            });
+        }
+        if let Some(o) = self.repetition_outcome() {
+            return Some(o);
+        }
+        if v.max_plies > 0 && self.ply() >= v.max_plies as usize {
+            return Some(Outcome {
+                winner: None,
+                reason: EndReason::MoveLimit,
+            });
+        }
+        None
+    }
+
+    /// How many times the current position has occurred (including now).
+    pub fn repetition_count(&self) -> usize {
+        let h = self.hash;
+        self.history
+            .iter()
+            .rev()
+            .step_by(2)
+            .filter(|e| e.hash == h)
+            .count()
+    }
+
+    fn repetition_outcome(&self) -> Option<Outcome> {
+        let v = &*self.variant;
+        if v.repetition == 0 {
+            return None;
+        }
+        let n = self.history.len();
+        let h = self.hash;
+        // Indices of occurrences (same side to move: every second entry).
+        let occ: Vec<usize> = (0..n)
+            .rev()
+            .step_by(2)
+            .filter(|&i| self.history[i].hash == h)
+            .collect();
+        if occ.len() < v.repetition as usize {
+            return None;
+        }
+        let first = occ[v.repetition as usize - 1];
+        if v.perpetual_check_loses {
+            // Positions first+1 ..= now: entry i is in check when the previous mover checked.
+            // Entry i's side to move is `us` when (n - 1 - i) is even.
+            let us = self.side;
+            let mut all_checks = [true, true]; // indexed by the checking side
+            for i in first + 1..n {
+                let to_move = if (n - 1 - i) % 2 == 0 { us } else { us.flip() };
+                let checker = to_move.flip();
+                if !self.history[i].in_check {
+                    all_checks[checker.index()] = false;
+                }
+            }
+            match (all_checks[0], all_checks[1]) {
+                (true, false) => {
+                    return Some(Outcome {
+                        winner: Some(Color::Gote),
+                        reason: EndReason::PerpetualCheck,
+                    })
+                }
+                (false, true) => {
+                    return Some(Outcome {
+                        winner: Some(Color::Sente),
+                        reason: EndReason::PerpetualCheck,
+                    })
+                }
+                _ => {}
+            }
+        }
+        Some(Outcome {
+            winner: None,
+            reason: EndReason::Repetition,
+        })
+    }
+}

@@ -1,0 +1,318 @@
+//! `Position`: board, hands, side to move, history; make/unmake and attack detection.
+
+use crate::bitset::SquareSet;
+use crate::types::{Color, Kind, Move, Piece};
+use crate::variant::{Variant, MAX_SQUARES};
+use std::sync::Arc;
+
+/// Most kinds a hand can hold.
+pub const MAX_HAND_KINDS: usize = 32;
+
+/// What `unmake_move` needs to restore a position.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Undo {
+    pub mv: Move,
+    pub captured: Piece,
+    pub moved: Piece,
+    pub hash: u64,
+}
+
+/// One position of the game so far, for repetition rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct HistoryEntry {
+    pub hash: u64,
+    pub in_check: bool,
+}
+
+/// A position of a variant, with the history of the game that led to it.
+#[derive(Clone)]
+pub struct Position {
+    pub(crate) variant: Arc<Variant>,
+    pub(crate) board: [Piece; MAX_SQUARES],
+    pub(crate) occ: [SquareSet; 2],
+    pub(crate) hands: [[u8; MAX_HAND_KINDS]; 2],
+    pub(crate) side: Color,
+    pub(crate) king: [Option<u8>; 2],
+    pub(crate) hash: u64,
+    /// Move number of the start position (SFEN field 4).
+    pub(crate) start_move_number: u32,
+    pub(crate) history: Vec<HistoryEntry>,
+    pub(crate) undo: Vec<Undo>,
+}
+
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Position({})", self.to_sfen())
+    }
+}
+
+impl Position {
+    /// The variant's start position.
+    pub fn start(variant: Arc<Variant>) -> Position {
+        let sfen = variant.start_sfen.clone();
+        Position::from_sfen_with(variant, &sfen).expect("start position checked at compile time")
+    }
+
+    /// An empty board, sente to move, no hands (for building positions in code).
+    pub(crate) fn empty(variant: Arc<Variant>) -> Position {
+        Position {
+            variant,
+            board: [Piece::EMPTY; MAX_SQUARES],
+            occ: [SquareSet::EMPTY; 2],
+            hands: [[0; MAX_HAND_KINDS]; 2],
+            side: Color::Sente,
+            king: [None; 2],
+            hash: 0,
+            start_move_number: 1,
+            history: Vec::new(),
+            undo: Vec::new(),
+        }
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+
+    /// Side to move.
+    #[inline(always)]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    /// The piece on a square.
+    #[inline(always)]
+    pub fn piece_at(&self, sq: usize) -> Piece {
+        self.board[sq]
+    }
+
+    /// Pieces of `kind` in `color`'s hand (0 for kinds never in hand).
+    pub fn hand_count(&self, color: Color, kind: Kind) -> u8 {
+        match self.variant.kinds[kind as usize].hand_index {
+            Some(h) => self.hands[color.index()][h],
+            None => 0,
+        }
+    }
+
+    /// Squares occupied by `color`.
+    pub fn occupied_by(&self, color: Color) -> SquareSet {
+        self.occ[color.index()]
+    }
+
+    /// The royal piece's square, if the side has one.
+    pub fn king_square(&self, color: Color) -> Option<usize> {
+        self.king[color.index()].map(|s| s as usize)
+    }
+
+    /// Zobrist hash of board, hands and side to move.
+    #[inline(always)]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Plies played since the start position.
+    pub fn ply(&self) -> usize {
+        self.history.len() - 1
+    }
+
+    /// Move number in SFEN terms (1 for the first move of the game).
+    pub fn move_number(&self) -> u32 {
+        self.start_move_number + self.ply() as u32
+    }
+
+    /// Moves played since the start position, oldest first.
+    pub fn moves_played(&self) -> impl Iterator<Item = Move> + '_ {
+        self.undo.iter().map(|u| u.mv)
+    }
+
+    /// Whether the side to move is in check.
+    #[inline(always)]
+    pub fn in_check(&self) -> bool {
+        self.history.last().is_some_and(|h| h.in_check)
+    }
+
+    pub(crate) fn compute_in_check(&self) -> bool {
+        match self.king[self.side.index()] {
+            Some(k) => self.is_attacked(k as usize, self.side.flip()),
+            None => false,
+        }
+    }
+
+    /// Recomputes the hash from scratch (used after building a position).
+    pub(crate) fn full_hash(&self) -> u64 {
+        let v = &*self.variant;
+        let mut h = 0;
+        for sq in 0..v.n {
+            h ^= v.zb(sq, self.board[sq].0);
+        }
+        for c in Color::ALL {
+            for i in 0..v.hand_kinds.len() {
+                h ^= v.zh(c, i, self.hands[c.index()][i]);
+            }
+        }
+        if self.side == Color::Gote {
+            h ^= v.z_side;
+        }
+        h
+    }
+
+    #[inline(always)]
+    pub(crate) fn put(&mut self, sq: usize, p: Piece) {
+        self.board[sq] = p;
+        self.occ[p.color().index()].insert(sq);
+        self.hash ^= self.variant.zb(sq, p.0);
+        if self.variant.kinds[p.kind() as usize].royal {
+            self.king[p.color().index()] = Some(sq as u8);
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn take(&mut self, sq: usize) -> Piece {
+        let p = self.board[sq];
+        self.board[sq] = Piece::EMPTY;
+        self.occ[p.color().index()].remove(sq);
+        self.hash ^= self.variant.zb(sq, p.0);
+        p
+    }
+
+    #[inline(always)]
+    fn set_hand(&mut self, c: Color, h: usize, count: u8) {
+        let v = &*self.variant;
+        let old = self.hands[c.index()][h];
+        self.hash ^= v.zh(c, h, old) ^ v.zh(c, h, count);
+        self.hands[c.index()][h] = count;
+    }
+
+    /// Plays a move (assumed legal; generate it with `legal_moves` or parse it with
+    /// `parse_usi`). Undo with [`Position::unmake_move`].
+    pub fn make_move(&mut self, mv: Move) {
+        let us = self.side;
+        let hash = self.hash;
+        let (captured, moved) = match mv {
+            Move::Normal { from, to, promote } => {
+                let (from, to) = (from as usize, to as usize);
+                let p = self.take(from);
+                let cap = self.board[to];
+                if !cap.is_empty() {
+                    self.take(to);
+                    let v = &self.variant;
+                    let kinfo = &v.kinds[cap.kind() as usize];
+                    if kinfo.royal {
+                        self.king[cap.color().index()] = None;
+                    }
+                    if let Some(h) = v.kinds[kinfo.demoted as usize].hand_index {
+                        let n = self.hands[us.index()][h];
+                        self.set_hand(
+                            us,
+                            h,
+                            n.saturating_add(1)
+                                .min(crate::variant::MAX_HAND_COUNT as u8),
+                        );
+                    }
+                }
+                let np = if promote {
+                    let pk = self.variant.kinds[p.kind() as usize]
+                        .promotes_to
+                        .unwrap_or(p.kind());
+                    Piece::new(us, pk)
+                } else {
+                    p
+                };
+                self.put(to, np);
+                (cap, p)
+            }
+            Move::Drop { kind, to } => {
+                let h = self.variant.kinds[kind as usize].hand_index.unwrap_or(0);
+                let n = self.hands[us.index()][h];
+                self.set_hand(us, h, n.saturating_sub(1));
+                let p = Piece::new(us, kind);
+                self.put(to as usize, p);
+                (Piece::EMPTY, p)
+            }
+        };
+        self.side = us.flip();
+        self.hash ^= self.variant.z_side;
+        self.undo.push(Undo {
+            mv,
+            captured,
+            moved,
+            hash,
+        });
+        let in_check = self.compute_in_check();
+        self.history.push(HistoryEntry {
+            hash: self.hash,
+            in_check,
+        });
+    }
+
+    /// Takes back the last move made with [`Position::make_move`]. Does nothing at the start.
+    pub fn unmake_move(&mut self) {
+        let Some(u) = self.undo.pop() else { return };
+        self.history.pop();
+        self.side = self.side.flip();
+        let us = self.side;
+        match u.mv {
+            Move::Normal { from, to, .. } => {
+                let (from, to) = (from as usize, to as usize);
+                self.take(to);
+                if !u.captured.is_empty() {
+                    let v = &self.variant;
+                    let demoted = v.kinds[u.captured.kind() as usize].demoted;
+                    if let Some(h) = v.kinds[demoted as usize].hand_index {
+                        let n = self.hands[us.index()][h];
+                        self.hands[us.index()][h] = n.saturating_sub(1);
+                    }
+                    self.put(to, u.captured);
+                }
+                self.put(from, u.moved);
+            }
+            Move::Drop { kind, to } => {
+                self.take(to as usize);
+                if let Some(h) = self.variant.kinds[kind as usize].hand_index {
+                    self.hands[us.index()][h] += 1;
+                }
+            }
+        }
+        self.hash = u.hash;
+    }
+
+    /// Whether `sq` is attacked by a piece of `by`.
+    #[inline]
+    pub fn is_attacked(&self, sq: usize, by: Color) -> bool {
+        attacked(&self.variant, &self.board, sq, by)
+    }
+}
+
+/// Whether `sq` is attacked by a piece of `by` on `board`.
+#[inline]
+pub(crate) fn attacked(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize, by: Color) -> bool {
+    let (s, e) = v.leap_attack_index[by.index() * v.n + sq];
+    for &(from, mask) in &v.leap_attackers[s as usize..e as usize] {
+        let p = board[from as usize];
+        if p.is_color(by) && mask >> p.kind() & 1 != 0 {
+            return true;
+        }
+    }
+    let nd = v.dirs.len();
+    let base = by.index() * v.kinds.len();
+    for scan in &v.ray_scans[by.index()] {
+        let mut hops = 0usize;
+        for (i, &t) in v.ray(sq, scan.dir as usize).iter().enumerate() {
+            let p = board[t as usize];
+            if p.is_empty() {
+                continue;
+            }
+            if p.is_color(by) {
+                let r = v.ray_attack[(base + p.kind() as usize) * nd + scan.dir as usize];
+                if i < r[hops] as usize {
+                    return true;
+                }
+            }
+            hops += 1;
+            if hops > scan.max_hop as usize {
+                break;
+            }
+        }
+    }
+    false
+}

@@ -1,0 +1,246 @@
+//! SFEN reading and writing for any board size (decimal runs of empty squares).
+
+use crate::error::{Error, Result};
+use crate::position::{HistoryEntry, Position, MAX_HAND_KINDS};
+use crate::types::{Color, Piece};
+use crate::variant::{Variant, MAX_HAND_COUNT};
+use std::sync::Arc;
+
+impl Position {
+    /// Parses an SFEN (`board side hand [move-number]`) for `variant`.
+    pub fn from_sfen(variant: &Arc<Variant>, sfen: &str) -> Result<Position> {
+        Position::from_sfen_with(variant.clone(), sfen)
+    }
+
+    pub(crate) fn from_sfen_with(variant: Arc<Variant>, sfen: &str) -> Result<Position> {
+        let v = variant.clone();
+        let fields: Vec<&str> = sfen.split_whitespace().collect();
+        if fields.is_empty() {
+            return Err(Error::sfen("", "empty SFEN"));
+        }
+        if fields.len() > 4 {
+            return Err(Error::sfen(
+                fields[4],
+                "unexpected extra field after the move number",
+            ));
+        }
+        if v.hand_kinds.len() > MAX_HAND_KINDS {
+            return Err(Error::sfen(fields[0], "variant has too many hand kinds"));
+        }
+        let mut pos = Position::empty(variant);
+        // Board.
+        let rows: Vec<&str> = fields[0].split('/').collect();
+        if rows.len() != v.ranks as usize {
+            return Err(Error::sfen(
+                fields[0],
+                format!("{} ranks, the variant has {}", rows.len(), v.ranks),
+            ));
+        }
+        for (y, row) in rows.iter().enumerate() {
+            let bytes = row.as_bytes();
+            let mut x = 0usize;
+            let mut i = 0;
+            while i < bytes.len() {
+                let c = bytes[i];
+                if c.is_ascii_digit() {
+                    let s = i;
+                    while i < bytes.len() && bytes[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                    let run: usize = row[s..i].parse().unwrap_or(usize::MAX);
+                    if run == 0 || run > v.files as usize {
+                        return Err(Error::sfen(
+                            row.to_string(),
+                            format!("bad empty run {:?}", &row[s..i]),
+                        ));
+                    }
+                    x += run;
+                } else {
+                    let promoted = c == b'+';
+                    if promoted {
+                        i += 1;
+                    }
+                    let Some(&l) = bytes.get(i) else {
+                        return Err(Error::sfen(row.to_string(), "'+' at the end of a rank"));
+                    };
+                    let letter = l as char;
+                    if !letter.is_ascii_alphabetic() {
+                        return Err(Error::sfen(
+                            row.to_string(),
+                            format!("unexpected character {letter:?}"),
+                        ));
+                    }
+                    let token = if promoted {
+                        format!("+{letter}")
+                    } else {
+                        letter.to_string()
+                    };
+                    let Some(kind) = v.kind_by_letter(letter, promoted) else {
+                        return Err(Error::sfen(token, format!("no such piece in {}", v.name)));
+                    };
+                    if x >= v.files as usize {
+                        return Err(Error::sfen(
+                            row.to_string(),
+                            format!("rank {} is longer than {} files", y + 1, v.files),
+                        ));
+                    }
+                    let color = if letter.is_ascii_uppercase() {
+                        Color::Sente
+                    } else {
+                        Color::Gote
+                    };
+                    let sq = v.square(x, y);
+                    if v.kinds[kind as usize].royal && pos.king[color.index()].is_some() {
+                        return Err(Error::sfen(token, "more than one royal piece for a side"));
+                    }
+                    pos.put(sq, Piece::new(color, kind));
+                    x += 1;
+                    i += 1;
+                }
+            }
+            if x != v.files as usize {
+                return Err(Error::sfen(
+                    row.to_string(),
+                    format!("rank has {x} files, the variant has {}", v.files),
+                ));
+            }
+        }
+        // Side.
+        match fields.get(1).copied() {
+            None | Some("b") => pos.side = Color::Sente,
+            Some("w") => pos.side = Color::Gote,
+            Some(s) => return Err(Error::sfen(s, "side to move must be b or w")),
+        }
+        // Hands.
+        if let Some(&hand) = fields.get(2) {
+            if hand != "-" {
+                let b = hand.as_bytes();
+                let mut i = 0;
+                while i < b.len() {
+                    let s = i;
+                    while i < b.len() && b[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                    let count: usize = if s == i {
+                        1
+                    } else {
+                        hand[s..i].parse().unwrap_or(usize::MAX)
+                    };
+                    let Some(&l) = b.get(i) else {
+                        return Err(Error::sfen(hand, "count without a piece letter"));
+                    };
+                    let letter = l as char;
+                    let token = &hand[s..=i];
+                    if !letter.is_ascii_alphabetic() {
+                        return Err(Error::sfen(token, "expected a piece letter"));
+                    }
+                    let hi = v
+                        .kind_by_letter(letter, false)
+                        .and_then(|k| v.kinds[k as usize].hand_index);
+                    let Some(hi) = hi else {
+                        return Err(Error::sfen(
+                            token,
+                            format!("not a piece that can be in hand in {}", v.name),
+                        ));
+                    };
+                    let color = if letter.is_ascii_uppercase() {
+                        Color::Sente
+                    } else {
+                        Color::Gote
+                    };
+                    let total = pos.hands[color.index()][hi] as usize + count;
+                    if count == 0 || total > MAX_HAND_COUNT {
+                        return Err(Error::sfen(
+                            token,
+                            format!("count must be 1 to {MAX_HAND_COUNT}"),
+                        ));
+                    }
+                    pos.hands[color.index()][hi] = total as u8;
+                    i += 1;
+                }
+            }
+        }
+        // Move number.
+        if let Some(&n) = fields.get(3) {
+            match n.parse::<u32>() {
+                Ok(n) if n >= 1 && n < 1_000_000 => pos.start_move_number = n,
+                _ => return Err(Error::sfen(n, "move number must be a positive integer")),
+            }
+        }
+        pos.hash = pos.full_hash();
+        if let Some(k) = pos.king[pos.side.flip().index()] {
+            if pos.is_attacked(k as usize, pos.side) {
+                return Err(Error::sfen(
+                    fields[0],
+                    "the side not to move is in check (its royal piece could be captured)",
+                ));
+            }
+        }
+        let in_check = pos.compute_in_check();
+        pos.history.push(HistoryEntry {
+            hash: pos.hash,
+            in_check,
+        });
+        Ok(pos)
+    }
+
+    /// The current position in SFEN, with the move number.
+    pub fn to_sfen(&self) -> String {
+        let v = &*self.variant;
+        let mut s = String::new();
+        for y in 0..v.ranks as usize {
+            if y > 0 {
+                s.push('/');
+            }
+            let mut run = 0;
+            for x in 0..v.files as usize {
+                let p = self.board[v.square(x, y)];
+                if p.is_empty() {
+                    run += 1;
+                    continue;
+                }
+                if run > 0 {
+                    s.push_str(&run.to_string());
+                    run = 0;
+                }
+                let tok = v.kind_token(p.kind());
+                if p.color() == Color::Gote {
+                    s.push_str(&tok.to_ascii_lowercase());
+                } else {
+                    s.push_str(&tok);
+                }
+            }
+            if run > 0 {
+                s.push_str(&run.to_string());
+            }
+        }
+        s.push(' ');
+        s.push(if self.side == Color::Sente { 'b' } else { 'w' });
+        s.push(' ');
+        let mut hand = String::new();
+        for c in Color::ALL {
+            for (hi, &k) in v.hand_kinds.iter().enumerate() {
+                let n = self.hands[c.index()][hi];
+                if n == 0 {
+                    continue;
+                }
+                if n > 1 {
+                    hand.push_str(&n.to_string());
+                }
+                let l = v.kinds[k as usize].letter;
+                hand.push(if c == Color::Sente {
+                    l
+                } else {
+                    l.to_ascii_lowercase()
+                });
+            }
+        }
+        if hand.is_empty() {
+            hand.push('-');
+        }
+        s.push_str(&hand);
+        s.push(' ');
+        s.push_str(&self.move_number().to_string());
+        s
+    }
+}

@@ -1,0 +1,317 @@
+//! `VariantSpec`: a variant as written in its TOML file, before compilation.
+//!
+//! Every key is optional at this level so that a file that `extends` another may list only its
+//! differences; [`crate::Variant::compile`] then reports missing or invalid keys by name.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// A variant config as written (see `configs/variants/README.md` for every key).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct VariantSpec {
+    /// Variant name (defaults to the file stem).
+    pub name: Option<String>,
+    /// Name of a variant this one starts from; only differences need to be listed.
+    pub extends: Option<String>,
+    /// One line for humans.
+    pub description: Option<String>,
+    /// Number of files (columns), 1 to 15.
+    pub files: Option<u8>,
+    /// Number of ranks (rows), 1 to 15.
+    pub ranks: Option<u8>,
+    /// Start position in SFEN (board, side, hands, move number).
+    pub start: Option<String>,
+    /// Letters of inherited pieces to drop from this variant.
+    pub remove_pieces: Option<Vec<String>>,
+    /// The pieces; with `extends`, an entry replaces the inherited piece of the same letter.
+    pub pieces: Option<Vec<PieceSpec>>,
+    /// Promotion rules.
+    pub promotion: Option<PromotionSpec>,
+    /// Drop rules.
+    pub drops: Option<DropSpec>,
+    /// How a game ends.
+    pub end: Option<EndSpec>,
+    /// Match rule for the arena: `single` (default) or `consecutive-wins:N`.
+    #[serde(rename = "match")]
+    pub match_rule: Option<String>,
+}
+
+/// One piece kind (with its promoted form, if any).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PieceSpec {
+    /// One ASCII letter; uppercase in the file, lowercase for gote in SFEN.
+    pub letter: String,
+    /// Name for humans.
+    pub name: Option<String>,
+    /// Movement in Betza/XBetza notation.
+    pub betza: String,
+    /// Whether this is the royal piece (checkmating it wins).
+    #[serde(default)]
+    pub royal: bool,
+    /// Promoted form; written `+letter` in SFEN and USI.
+    pub promoted: Option<PromotedSpec>,
+    /// `optional` (default when a promoted form exists) or `forced` (must promote whenever it
+    /// may: Hand shogi's knight).
+    pub promotion: Option<String>,
+    /// Drop restrictions of this piece.
+    pub drop: Option<PieceDropSpec>,
+}
+
+/// The promoted side of a piece.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PromotedSpec {
+    /// Name for humans.
+    pub name: Option<String>,
+    /// Movement in Betza/XBetza notation.
+    pub betza: String,
+}
+
+/// Drop restrictions of one piece kind.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PieceDropSpec {
+    /// Whether the piece may be dropped at all (default true).
+    pub allowed: Option<bool>,
+    /// A second unpromoted piece of this kind may not be dropped on a file (nifu).
+    pub nifu: Option<bool>,
+    /// A drop of this piece may not give immediate checkmate (uchifuzume).
+    pub no_mate: Option<bool>,
+    /// A drop of this piece must give check (Hand shogi's hasty and onager).
+    pub must_check: Option<bool>,
+    /// Ranks where it may not be dropped, counted from the owner's far edge (1 = last rank).
+    pub forbidden_ranks: Option<Vec<u8>>,
+    /// Whether it may be dropped inside the promotion zone (default true).
+    pub in_zone: Option<bool>,
+}
+
+/// Promotion rules.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PromotionSpec {
+    /// Depth of the promotion zone in ranks (the far ranks of each side).
+    pub zone_depth: Option<u8>,
+    /// A move that would leave an unpromoted piece with no further move (a pawn or lance on the
+    /// last rank, a knight on the last two) must promote, and is illegal if it cannot
+    /// (default true).
+    pub forbid_immobile: Option<bool>,
+}
+
+/// Drop rules.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DropSpec {
+    /// Whether captured pieces go to the capturer's hand and may be dropped (default true).
+    pub enabled: Option<bool>,
+    /// No piece may be dropped where it would have no further move (default true).
+    pub forbid_immobile: Option<bool>,
+}
+
+/// Game-end rules.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EndSpec {
+    /// Result for the side with no legal move and not in check: `loss`, `draw` or `win`.
+    pub stalemate: Option<String>,
+    /// The same position (board, hands, side) this many times is a draw; 0 disables.
+    pub repetition: Option<u32>,
+    /// In a repetition, the side that checked with every move: `loss` (shogi) or `draw`.
+    pub perpetual_check: Option<String>,
+    /// Plies after which the game is a draw; 0 = no limit.
+    pub max_plies: Option<u32>,
+}
+
+/// The built-in variant files, embedded so the binary works from any directory.
+pub const BUILTIN: &[(&str, &str)] = &[
+    (
+        "shogi",
+        include_str!("../../../configs/variants/shogi.toml"),
+    ),
+    (
+        "minishogi",
+        include_str!("../../../configs/variants/minishogi.toml"),
+    ),
+    (
+        "cannon-shosu",
+        include_str!("../../../configs/variants/cannon-shosu.toml"),
+    ),
+    ("hand", include_str!("../../../configs/variants/hand.toml")),
+];
+
+/// Where a variant's text came from (for error messages and for resolving `extends`).
+#[derive(Clone, Debug)]
+enum Source {
+    File(PathBuf),
+    Builtin(String),
+}
+
+impl Source {
+    fn label(&self) -> String {
+        match self {
+            Source::File(p) => p.display().to_string(),
+            Source::Builtin(n) => format!("<built-in {n}>"),
+        }
+    }
+}
+
+impl VariantSpec {
+    /// Parses one TOML text (no `extends` resolution). `file` names it in errors.
+    pub fn from_toml(text: &str, file: &str) -> Result<VariantSpec> {
+        toml::from_str(text).map_err(|e| toml_error(file, &e))
+    }
+
+    /// Loads a variant file, resolving `extends` against sibling files, then built-ins.
+    pub fn load(path: &Path) -> Result<VariantSpec> {
+        let mut spec = load_chain(Source::File(path.to_path_buf()), &mut Vec::new())?;
+        if spec.name.is_none() {
+            spec.name = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+        }
+        Ok(spec)
+    }
+
+    /// A built-in variant by name (`shogi`, `minishogi`, `cannon-shosu`, `hand`).
+    pub fn builtin(name: &str) -> Result<VariantSpec> {
+        let mut spec = load_chain(Source::Builtin(name.to_string()), &mut Vec::new())?;
+        if spec.name.is_none() {
+            spec.name = Some(name.to_string());
+        }
+        Ok(spec)
+    }
+
+    /// Names of the built-in variants.
+    pub fn builtin_names() -> Vec<&'static str> {
+        BUILTIN.iter().map(|(n, _)| *n).collect()
+    }
+}
+
+fn toml_error(file: &str, e: &toml::de::Error) -> Error {
+    let msg = e.message().to_string();
+    let key = match e.span() {
+        Some(span) => format!("byte {}..{}", span.start, span.end),
+        None => "-".to_string(),
+    };
+    Error::config(file, key, msg)
+}
+
+fn read_source(src: &Source) -> Result<String> {
+    match src {
+        Source::File(p) => std::fs::read_to_string(p)
+            .map_err(|e| Error::config(&p.display().to_string(), "-", format!("cannot read: {e}"))),
+        Source::Builtin(n) => BUILTIN
+            .iter()
+            .find(|(name, _)| name == n)
+            .map(|(_, t)| t.to_string())
+            .ok_or_else(|| {
+                Error::config(
+                    n,
+                    "-",
+                    format!(
+                        "no such built-in variant (built-ins: {})",
+                        VariantSpec::builtin_names().join(", ")
+                    ),
+                )
+            }),
+    }
+}
+
+fn load_chain(src: Source, seen: &mut Vec<String>) -> Result<VariantSpec> {
+    let label = src.label();
+    if seen.contains(&label) {
+        return Err(Error::config(
+            &label,
+            "extends",
+            format!("cycle: {}", seen.join(" -> ")),
+        ));
+    }
+    seen.push(label.clone());
+    let text = read_source(&src)?;
+    let spec = VariantSpec::from_toml(&text, &label)?;
+    let Some(parent_name) = spec.extends.clone() else {
+        return Ok(spec);
+    };
+    let parent_src = match &src {
+        Source::File(p) => {
+            let sib = p
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join(format!("{parent_name}.toml"));
+            if sib.exists() {
+                Source::File(sib)
+            } else {
+                Source::Builtin(parent_name.clone())
+            }
+        }
+        Source::Builtin(_) => Source::Builtin(parent_name.clone()),
+    };
+    let parent = load_chain(parent_src, seen).map_err(|e| match e {
+        Error::Config { file, key, reason } if file == parent_name => Error::config(
+            &label,
+            "extends",
+            format!("cannot load parent {parent_name:?}: {key}: {reason}"),
+        ),
+        e => e,
+    })?;
+    merge(parent, spec, &label)
+}
+
+fn or<T>(child: Option<T>, parent: Option<T>) -> Option<T> {
+    child.or(parent)
+}
+
+/// Child keys override parent keys; tables merge key by key; pieces merge by letter.
+fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantSpec> {
+    let mut pieces = parent.pieces.unwrap_or_default();
+    if let Some(remove) = &child.remove_pieces {
+        for (i, letter) in remove.iter().enumerate() {
+            let before = pieces.len();
+            pieces.retain(|p| !p.letter.eq_ignore_ascii_case(letter));
+            if pieces.len() == before {
+                return Err(Error::config(
+                    file,
+                    format!("remove_pieces[{i}]"),
+                    format!("the parent variant has no piece {letter:?}"),
+                ));
+            }
+        }
+    }
+    for p in child.pieces.unwrap_or_default() {
+        match pieces.iter_mut().find(|q| q.letter == p.letter) {
+            Some(q) => *q = p,
+            None => pieces.push(p),
+        }
+    }
+    let pp = parent.promotion.unwrap_or_default();
+    let cp = child.promotion.unwrap_or_default();
+    let pd = parent.drops.unwrap_or_default();
+    let cd = child.drops.unwrap_or_default();
+    let pe = parent.end.unwrap_or_default();
+    let ce = child.end.unwrap_or_default();
+    Ok(VariantSpec {
+        name: child.name,
+        extends: None,
+        description: or(child.description, parent.description),
+        files: or(child.files, parent.files),
+        ranks: or(child.ranks, parent.ranks),
+        start: or(child.start, parent.start),
+        remove_pieces: None,
+        pieces: Some(pieces),
+        promotion: Some(PromotionSpec {
+            zone_depth: or(cp.zone_depth, pp.zone_depth),
+            forbid_immobile: or(cp.forbid_immobile, pp.forbid_immobile),
+        }),
+        drops: Some(DropSpec {
+            enabled: or(cd.enabled, pd.enabled),
+            forbid_immobile: or(cd.forbid_immobile, pd.forbid_immobile),
+        }),
+        end: Some(EndSpec {
+            stalemate: or(ce.stalemate, pe.stalemate),
+            repetition: or(ce.repetition, pe.repetition),
+            perpetual_check: or(ce.perpetual_check, pe.perpetual_check),
+            max_plies: or(ce.max_plies, pe.max_plies),
+        }),
+        match_rule: or(child.match_rule, parent.match_rule),
+    })
+}

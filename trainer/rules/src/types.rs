@@ -1,0 +1,122 @@
+//! Small value types: colours, pieces, moves.
+
+/// The side: sente (black, moves first, uppercase, at the bottom) or gote.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
+pub enum Color {
+    /// First player ("b" in SFEN), uppercase letters.
+    Sente = 0,
+    /// Second player ("w" in SFEN), lowercase letters.
+    Gote = 1,
+}
+
+impl Color {
+    /// The other side.
+    #[inline(always)]
+    pub fn flip(self) -> Color {
+        match self {
+            Color::Sente => Color::Gote,
+            Color::Gote => Color::Sente,
+        }
+    }
+
+    /// 0 for sente, 1 for gote.
+    #[inline(always)]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Both colours, sente first.
+    pub const ALL: [Color; 2] = [Color::Sente, Color::Gote];
+}
+
+/// Index of a piece kind in its variant (promoted forms are kinds of their own).
+pub type Kind = u8;
+
+/// A piece on a square: 0 is empty, otherwise `1 + kind + 64 * colour`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, Default)]
+pub struct Piece(pub u8);
+
+impl Piece {
+    /// The empty square.
+    pub const EMPTY: Piece = Piece(0);
+
+    /// A piece of `kind` owned by `color`.
+    #[inline(always)]
+    pub fn new(color: Color, kind: Kind) -> Piece {
+        Piece(1 + kind + ((color as u8) << 6))
+    }
+
+    /// Whether this is an empty square.
+    #[inline(always)]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The owner (meaningless for the empty square).
+    #[inline(always)]
+    pub fn color(self) -> Color {
+        if self.0 & 64 != 0 {
+            Color::Gote
+        } else {
+            Color::Sente
+        }
+    }
+
+    /// The kind (meaningless for the empty square).
+    #[inline(always)]
+    pub fn kind(self) -> Kind {
+        (self.0 & 63) - 1
+    }
+
+    /// Whether a piece of `color` stands here.
+    #[inline(always)]
+    pub fn is_color(self, color: Color) -> bool {
+        self.0 != 0 && (self.0 >> 6) == color as u8
+    }
+}
+
+/// A move: a board move (from, to, promotion) or a drop of a kind from the hand.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Move {
+    /// A piece moves on the board, possibly capturing and possibly promoting.
+    Normal {
+        /// Square left.
+        from: u8,
+        /// Square reached.
+        to: u8,
+        /// Whether the piece promotes at the end of the move.
+        promote: bool,
+    },
+    /// A piece from the hand is placed on an empty square.
+    Drop {
+        /// Kind dropped (always an unpromoted kind).
+        kind: Kind,
+        /// Square dropped on.
+        to: u8,
+    },
+}
+
+impl Move {
+    /// The destination square.
+    #[inline(always)]
+    pub fn to(self) -> usize {
+        match self {
+            Move::Normal { to, .. } | Move::Drop { to, .. } => to as usize,
+        }
+    }
+
+    /// The origin square, if a board move.
+    #[inline(always)]
+    pub fn from(self) -> Option<usize> {
+        match self {
+            Move::Normal { from, .. } => Some(from as usize),
+            Move::Drop { .. } => None,
+        }
+    }
+
+    /// Whether this move is a drop.
+    #[inline(always)]
+    pub fn is_drop(self) -> bool {
+        matches!(self, Move::Drop { .. })
+    }
+}

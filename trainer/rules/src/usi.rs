@@ -1,0 +1,164 @@
+//! USI move notation: `7g7f`, `10j9h`, `P*5e`, `+` to promote.
+
+use crate::error::{Error, Result};
+use crate::position::Position;
+use crate::types::Move;
+use crate::variant::Variant;
+
+impl Variant {
+    /// USI name of a square: file number then rank letter (`5e`, `10j`).
+    pub fn square_name(&self, sq: usize) -> String {
+        let (_, y) = self.coords(sq);
+        format!("{}{}", self.file_number(sq), (b'a' + y as u8) as char)
+    }
+
+    /// Parses a USI square name (`5e`, `10j`).
+    pub fn parse_square(&self, s: &str) -> Option<usize> {
+        let b = s.as_bytes();
+        let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 || digits > 2 || b.len() != digits + 1 || b[0] == b'0' {
+            return None;
+        }
+        let file: usize = s[..digits].parse().ok()?;
+        let r = b[digits];
+        if !r.is_ascii_lowercase() {
+            return None;
+        }
+        let y = (r - b'a') as usize;
+        if file == 0 || file > self.files as usize || y >= self.ranks as usize {
+            return None;
+        }
+        Some(self.square(self.files as usize - file, y))
+    }
+
+    /// USI text of a move.
+    pub fn move_to_usi(&self, mv: Move) -> String {
+        match mv {
+            Move::Normal { from, to, promote } => format!(
+                "{}{}{}",
+                self.square_name(from as usize),
+                self.square_name(to as usize),
+                if promote { "+" } else { "" }
+            ),
+            Move::Drop { kind, to } => format!(
+                "{}*{}",
+                self.kinds[kind as usize].letter,
+                self.square_name(to as usize)
+            ),
+        }
+    }
+
+    /// Parses the syntax of a USI move (squares on the board, piece letter known); legality is
+    /// checked by [`Position::parse_usi`].
+    pub fn parse_usi_syntax(&self, token: &str) -> Result<Move> {
+        let bad = |why: &str| Error::usi(token, why);
+        if token.is_empty() {
+            return Err(bad("empty move"));
+        }
+        if !token.is_ascii() {
+            return Err(bad("non-ASCII character"));
+        }
+        if let Some((piece, sq)) = token.split_once('*') {
+            let mut chars = piece.chars();
+            let (Some(l), None) = (chars.next(), chars.next()) else {
+                return Err(bad("a drop is LETTER*SQUARE, e.g. P*5e"));
+            };
+            let kind = self
+                .kind_by_letter(l, false)
+                .filter(|&k| self.kinds[k as usize].hand_index.is_some())
+                .ok_or_else(|| {
+                    bad(&format!(
+                        "{l:?} is not a piece that can be dropped in {}",
+                        self.name
+                    ))
+                })?;
+            let to = self
+                .parse_square(sq)
+                .ok_or_else(|| bad(&format!("{sq:?} is not a square of this board")))?;
+            return Ok(Move::Drop { kind, to: to as u8 });
+        }
+        let (body, promote) = match token.strip_suffix('+') {
+            Some(b) => (b, true),
+            None => (token, false),
+        };
+        // Split greedily: digits + letter, digits + letter.
+        let b = body.as_bytes();
+        let first_len = b.iter().take_while(|c| c.is_ascii_digit()).count() + 1;
+        if first_len < 2 || first_len > body.len() {
+            return Err(bad("expected FROM TO[+], e.g. 7g7f or 10j9h+"));
+        }
+        let (f, t) = body.split_at(first_len);
+        let from = self
+            .parse_square(f)
+            .ok_or_else(|| bad(&format!("{f:?} is not a square of this board")))?;
+        let to = self
+            .parse_square(t)
+            .ok_or_else(|| bad(&format!("{t:?} is not a square of this board")))?;
+        if from == to {
+            return Err(bad("from and to are the same square"));
+        }
+        Ok(Move::Normal {
+            from: from as u8,
+            to: to as u8,
+            promote,
+        })
+    }
+}
+
+impl Position {
+    /// Parses a USI move and checks that it is legal here.
+    pub fn parse_usi(&self, token: &str) -> Result<Move> {
+        let v = &*self.variant;
+        let mv = v.parse_usi_syntax(token)?;
+        if self.is_legal(mv) {
+            return Ok(mv);
+        }
+        let why = match mv {
+            Move::Normal { from, promote, .. } => {
+                let p = self.board[from as usize];
+                if p.is_empty() {
+                    format!("no piece on {}", v.square_name(from as usize))
+                } else if p.color() != self.side {
+                    format!(
+                        "the piece on {} is not the mover's",
+                        v.square_name(from as usize)
+                    )
+                } else if self.is_legal(Move::Normal {
+                    from,
+                    to: mv.to() as u8,
+                    promote: !promote,
+                }) {
+                    if promote {
+                        "this piece cannot promote on this move".to_string()
+                    } else {
+                        "this move must promote (add +)".to_string()
+                    }
+                } else {
+                    "illegal move in this position".to_string()
+                }
+            }
+            Move::Drop { kind, .. } => {
+                if self.hand_count(self.side, kind) == 0 {
+                    format!("no {} in hand", v.kinds[kind as usize].letter)
+                } else {
+                    "illegal drop in this position".to_string()
+                }
+            }
+        };
+        Err(Error::usi(token, why))
+    }
+
+    /// USI text of a move in this position's variant.
+    pub fn move_to_usi(&self, mv: Move) -> String {
+        self.variant.move_to_usi(mv)
+    }
+
+    /// Plays a sequence of USI moves, stopping at the first bad one.
+    pub fn play_usi(&mut self, moves: &str) -> Result<()> {
+        for tok in moves.split_whitespace() {
+            let mv = self.parse_usi(tok)?;
+            self.make_move(mv);
+        }
+        Ok(())
+    }
+}
