@@ -1,15 +1,152 @@
 //! `trainer bench`: measured figures, compared in the same run where a reference exists.
 
-use anyhow::Result;
+use crate::load_variant;
+use anyhow::{bail, Context, Result};
 use clap::Subcommand;
+use rules::{perft, Position};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
 /// What to benchmark.
 #[derive(Subcommand)]
 pub enum BenchCommand {
-    /// Perft leaf nodes per second (single thread, bulk counting).
-    Perft,
+    /// Perft leaf nodes per second, single thread, bulk counting; compared in the same run with
+    /// Fairy-Stockfish (`go perft`) when it is installed.
+    Perft {
+        /// Fairy-Stockfish binary (default: `fairy-stockfish` on PATH or in /usr/games).
+        #[arg(long)]
+        fsf: Option<PathBuf>,
+        /// Timed repetitions; the best is reported.
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+        /// Skip the Fairy-Stockfish comparison.
+        #[arg(long)]
+        no_fsf: bool,
+    },
 }
 
-pub fn run(_what: BenchCommand) -> Result<()> {
+/// Runs a benchmark.
+pub fn run(what: BenchCommand) -> Result<()> {
+    match what {
+        BenchCommand::Perft {
+            fsf,
+            repeat,
+            no_fsf,
+        } => bench_perft(fsf, repeat.max(1), no_fsf),
+    }
+}
+
+/// Best time of `repeat` runs of our perft, and the node count.
+fn ours(variant: &str, depth: u32, repeat: u32) -> Result<(u64, f64)> {
+    let v = load_variant(variant)?;
+    let mut best = f64::INFINITY;
+    let mut nodes = 0;
+    for _ in 0..repeat {
+        let mut pos = Position::start(v.clone());
+        let t = Instant::now();
+        nodes = perft(&mut pos, depth);
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    Ok((nodes, best))
+}
+
+fn find_fsf(explicit: Option<PathBuf>) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return Some(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/games")])
+        .map(|d| d.join("fairy-stockfish"))
+        .find(|p| p.is_file())
+}
+
+/// Best time of `repeat` runs of Fairy-Stockfish's `go perft`, timed from the command to its
+/// "Nodes searched" line (engine start-up excluded).
+fn fairy(bin: &PathBuf, variant: &str, depth: u32, repeat: u32) -> Result<(u64, f64)> {
+    let mut child = Command::new(bin)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("starting {}", bin.display()))?;
+    let mut stdin = child.stdin.take().context("engine stdin")?;
+    let mut lines = BufReader::new(child.stdout.take().context("engine stdout")?).lines();
+    let mut wait_for = |prefix: &str| -> Result<String> {
+        for line in lines.by_ref() {
+            let line = line?;
+            if line.starts_with(prefix) {
+                return Ok(line);
+            }
+        }
+        bail!("engine closed before printing {prefix:?}")
+    };
+    writeln!(stdin, "uci")?;
+    wait_for("uciok")?;
+    writeln!(stdin, "setoption name UCI_Variant value {variant}")?;
+    writeln!(stdin, "isready")?;
+    wait_for("readyok")?;
+    let mut best = f64::INFINITY;
+    let mut nodes = 0;
+    for _ in 0..repeat {
+        writeln!(stdin, "position startpos")?;
+        let t = Instant::now();
+        writeln!(stdin, "go perft {depth}")?;
+        let line = wait_for("Nodes searched")?;
+        best = best.min(t.elapsed().as_secs_f64());
+        nodes = line
+            .rsplit(' ')
+            .next()
+            .and_then(|n| n.trim().parse().ok())
+            .with_context(|| format!("unexpected perft line {line:?}"))?;
+    }
+    writeln!(stdin, "quit")?;
+    let _ = child.wait();
+    Ok((nodes, best))
+}
+
+fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Result<()> {
+    let fsf = if no_fsf { None } else { find_fsf(fsf) };
+    println!("perft, single thread, bulk counting, best of {repeat}");
+    println!(
+        "{:<14} {:>5} {:>12} {:>9} {:>14}",
+        "variant", "depth", "nodes", "seconds", "leaves/s"
+    );
+    let row = |who: &str, depth: u32, nodes: u64, secs: f64| {
+        println!(
+            "{:<14} {:>5} {:>12} {:>9.3} {:>14.0}",
+            who,
+            depth,
+            nodes,
+            secs,
+            nodes as f64 / secs
+        );
+    };
+    let mut ratios = Vec::new();
+    for (variant, fsf_name, depth) in [
+        ("shogi", Some("shogi"), 5),
+        ("minishogi", Some("minishogi"), 5),
+        ("cannon-shosu", None, 4),
+        ("hand", None, 3),
+    ] {
+        let (n, s) = ours(variant, depth, repeat)?;
+        row(variant, depth, n, s);
+        if let (Some(bin), Some(name)) = (&fsf, fsf_name) {
+            let (fn_, fs) = fairy(bin, name, depth, repeat)?;
+            row(&format!("  fsf {name}"), depth, fn_, fs);
+            if fn_ != n {
+                bail!("node counts differ: ours {n}, Fairy-Stockfish {fn_}");
+            }
+            ratios.push((variant, fs / s));
+        }
+    }
+    if fsf.is_none() && !no_fsf {
+        println!("(Fairy-Stockfish not found: apt-get install fairy-stockfish to compare)");
+    }
+    for (v, r) in ratios {
+        println!("ratio {v}: ours / Fairy-Stockfish leaves/s = {r:.2}");
+    }
     Ok(())
 }
