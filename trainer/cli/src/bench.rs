@@ -111,12 +111,12 @@ fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Result<()> {
     let fsf = if no_fsf { None } else { find_fsf(fsf) };
     println!("perft, single thread, bulk counting, best of {repeat}");
     println!(
-        "{:<14} {:>5} {:>12} {:>9} {:>14}",
+        "{:<16} {:>5} {:>12} {:>9} {:>14}",
         "variant", "depth", "nodes", "seconds", "leaves/s"
     );
     let row = |who: &str, depth: u32, nodes: u64, secs: f64| {
         println!(
-            "{:<14} {:>5} {:>12} {:>9.3} {:>14.0}",
+            "{:<16} {:>5} {:>12} {:>9.3} {:>14.0}",
             who,
             depth,
             nodes,
@@ -129,6 +129,7 @@ fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Result<()> {
         ("shogi", Some("shogi"), 5),
         ("minishogi", Some("minishogi"), 5),
         ("cannon-shosu", None, 4),
+        ("cannon-shosu", None, 5),
         ("hand", None, 3),
     ] {
         let (n, s) = ours(variant, depth, repeat)?;

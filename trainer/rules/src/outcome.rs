@@ -107,7 +107,11 @@ impl Position {
             let us = self.side;
             let mut all_checks = [true, true]; // indexed by the checking side
             for i in first + 1..n {
-                let to_move = if (n - 1 - i) % 2 == 0 { us } else { us.flip() };
+                let to_move = if (n - 1 - i).is_multiple_of(2) {
+                    us
+                } else {
+                    us.flip()
+                };
                 let checker = to_move.flip();
                 if !self.history[i].in_check {
                     all_checks[checker.index()] = false;

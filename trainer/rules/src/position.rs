@@ -202,12 +202,8 @@ impl Position {
                     }
                     if let Some(h) = v.kinds[kinfo.demoted as usize].hand_index {
                         let n = self.hands[us.index()][h];
-                        self.set_hand(
-                            us,
-                            h,
-                            n.saturating_add(1)
-                                .min(crate::variant::MAX_HAND_COUNT as u8),
-                        );
+                        // SFEN parsing caps every kind's total at 255, so this cannot overflow.
+                        self.set_hand(us, h, n + 1);
                     }
                 }
                 let np = if promote {

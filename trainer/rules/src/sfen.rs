@@ -18,6 +18,9 @@ impl Position {
         if fields.is_empty() {
             return Err(Error::sfen("", "empty SFEN"));
         }
+        if let Some(bad) = fields.iter().find(|f| !f.is_ascii()) {
+            return Err(Error::sfen(*bad, "non-ASCII character"));
+        }
         if fields.len() > 4 {
             return Err(Error::sfen(
                 fields[4],
@@ -163,8 +166,28 @@ impl Position {
         // Move number.
         if let Some(&n) = fields.get(3) {
             match n.parse::<u32>() {
-                Ok(n) if n >= 1 && n < 1_000_000 => pos.start_move_number = n,
+                Ok(n) if (1..1_000_000).contains(&n) => pos.start_move_number = n,
                 _ => return Err(Error::sfen(n, "move number must be a positive integer")),
+            }
+        }
+        // Every kind's total (board, promoted forms and both hands) must fit a hand count.
+        let mut totals = vec![0usize; v.kinds.len()];
+        for sq in 0..v.n {
+            let p = pos.board[sq];
+            if !p.is_empty() {
+                totals[v.kinds[p.kind() as usize].demoted as usize] += 1;
+            }
+        }
+        for (hi, &k) in v.hand_kinds.iter().enumerate() {
+            totals[k as usize] += pos.hands[0][hi] as usize + pos.hands[1][hi] as usize;
+            if totals[k as usize] > MAX_HAND_COUNT {
+                return Err(Error::sfen(
+                    fields.get(2).copied().unwrap_or("-"),
+                    format!(
+                        "more than {MAX_HAND_COUNT} pieces of kind {}",
+                        v.kinds[k as usize].letter
+                    ),
+                ));
             }
         }
         pos.hash = pos.full_hash();

@@ -13,8 +13,8 @@ pub const MAX_SIDE: u8 = 15;
 pub const MAX_SQUARES: usize = MAX_SIDE as usize * MAX_SIDE as usize;
 /// Largest number of piece kinds, promoted forms included.
 pub const MAX_KINDS: usize = 62;
-/// Largest number of pieces of one kind in one hand.
-pub const MAX_HAND_COUNT: usize = 63;
+/// Largest number of pieces of one kind (board and hands together, promoted included).
+pub const MAX_HAND_COUNT: usize = 255;
 
 /// Mode bits of a leap.
 pub(crate) const MOVE: u8 = 1;
@@ -836,7 +836,7 @@ fn build_tables(v: &mut Variant, atoms: &[Vec<MoveAtom>]) {
     }
     v.leap_checks = leap_checks;
     // Zobrist keys from a fixed seed, so hashes are stable across runs.
-    let mut seed = 0x5EED_0F_5A06_1u64 ^ (n as u64) << 32;
+    let mut seed = 0x05EE_D0F5_A061_u64 ^ ((n as u64) << 32);
     v.z_board = (0..n * 128).map(|_| splitmix(&mut seed)).collect();
     for sq in 0..n {
         v.z_board[sq * 128] = 0; // empty square

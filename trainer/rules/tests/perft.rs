@@ -8,6 +8,7 @@ use std::sync::Arc;
 const NODE_LIMIT: u64 = 40_000_000;
 
 struct Case {
+    variant: String,
     id: String,
     sfen: String,
     depth: u32,
@@ -18,10 +19,9 @@ fn data_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data")
 }
 
-fn load(file: &str) -> (String, Vec<Case>) {
+fn load(file: &str) -> Vec<Case> {
     let path = data_dir().join(file);
-    let text =
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut variant = None;
     let mut id = String::new();
     let mut sfen = String::new();
@@ -44,6 +44,9 @@ fn load(file: &str) -> (String, Vec<Case>) {
                     panic!("{file}:{}: bad perft line", n + 1);
                 };
                 cases.push(Case {
+                    variant: variant
+                        .clone()
+                        .unwrap_or_else(|| panic!("{file}: `perft` before any `variant` line")),
                     id: id.clone(),
                     sfen: sfen.clone(),
                     depth,
@@ -53,26 +56,35 @@ fn load(file: &str) -> (String, Vec<Case>) {
             _ => panic!("{file}:{}: unknown key {key:?}", n + 1),
         }
     }
-    (
-        variant.unwrap_or_else(|| panic!("{file}: no `variant` line")),
-        cases,
-    )
+    cases
+}
+
+fn variant(name: &str) -> Arc<Variant> {
+    // Test-only variants live in tests/data/variants; the rest are the built-in configs.
+    let local = data_dir().join("variants").join(format!("{name}.toml"));
+    Arc::new(if local.exists() {
+        Variant::load(&local).unwrap()
+    } else {
+        Variant::builtin(name).unwrap()
+    })
 }
 
 fn board_side_hand(sfen: &str) -> Vec<String> {
-    sfen.split_whitespace().take(3).map(str::to_string).collect()
+    sfen.split_whitespace()
+        .take(3)
+        .map(str::to_string)
+        .collect()
 }
 
 fn run(file: &str, big: bool) {
-    let (variant, cases) = load(file);
-    let v = Arc::new(Variant::builtin(&variant).unwrap());
     let mut ran = 0;
-    for c in cases {
+    for c in load(file) {
         if (c.count > NODE_LIMIT) != big {
             continue;
         }
-        let mut pos = Position::from_sfen(&v, &c.sfen)
-            .unwrap_or_else(|e| panic!("{file} {}: {e}", c.id));
+        let v = variant(&c.variant);
+        let mut pos =
+            Position::from_sfen(&v, &c.sfen).unwrap_or_else(|e| panic!("{file} {}: {e}", c.id));
         let got = perft(&mut pos, c.depth);
         assert_eq!(
             got, c.count,
@@ -80,7 +92,12 @@ fn run(file: &str, big: bool) {
             c.id, c.depth, c.sfen
         );
         // Counting must leave the position as it was.
-        assert_eq!(board_side_hand(&pos.to_sfen()), board_side_hand(&c.sfen));
+        let fresh = Position::from_sfen(&v, &c.sfen).unwrap();
+        assert_eq!(
+            board_side_hand(&pos.to_sfen()),
+            board_side_hand(&fresh.to_sfen())
+        );
+        assert_eq!(pos.hash(), fresh.hash());
         ran += 1;
     }
     assert!(big || ran > 0, "{file}: no case under the node limit");
@@ -100,4 +117,36 @@ fn shogi_published_deep() {
 #[test]
 fn minishogi_published() {
     run("minishogi.perft", false);
+}
+
+#[test]
+fn cannon_shosu_reference() {
+    run("cannon-shosu.perft", false);
+}
+
+#[test]
+fn cannon_shosu_nopromo_cannons_reference() {
+    run("cannon-shosu-nopromo-cannons.perft", false);
+}
+
+#[test]
+fn hand_reference() {
+    run("hand.perft", false);
+}
+
+#[test]
+fn start_positions_regression() {
+    run("start-regression.perft", false);
+}
+
+#[test]
+#[ignore = "0.3 to 1.3 G nodes each; run with --ignored"]
+fn reference_deep() {
+    for f in [
+        "cannon-shosu.perft",
+        "cannon-shosu-nopromo-cannons.perft",
+        "hand.perft",
+    ] {
+        run(f, true);
+    }
 }

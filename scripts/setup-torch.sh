@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the pinned PyTorch (libtorch for tch) into .local/venv when it is missing.
+# Prints the libtorch directory on its last line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TORCH_VERSION=2.11.0
+VENV=.local/venv
+PY=${PYTHON:-python3}
+site() { "$VENV/bin/python" -c 'import torch, os; print(os.path.dirname(torch.__file__))' 2>/dev/null; }
+have=$("$VENV/bin/python" -c 'import torch; print(torch.__version__)' 2>/dev/null || true)
+if [ "${have%%+*}" != "$TORCH_VERSION" ]; then
+  echo "installing torch==$TORCH_VERSION into $VENV (about 4.7 GB, once)" >&2
+  [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "torch==$TORCH_VERSION" >&2
+fi
+site
