@@ -13,4 +13,6 @@ if [ "${have%%+*}" != "$TORCH_VERSION" ]; then
   [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "torch==$TORCH_VERSION" >&2
 fi
-site
+# A stable path for the build (.cargo/config.toml points LIBTORCH at it).
+ln -sfn "$(site)" .local/libtorch
+echo "$PWD/.local/libtorch"

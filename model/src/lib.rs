@@ -1,6 +1,37 @@
 //! Policy/value network, training step, checkpoints and export through libtorch.
 //!
-//! This crate is the only one that will link libtorch; until the network lands it only
-//! re-exports the rules it will build its encoding on.
+//! The only crate of the workspace that links libtorch. The network's input and policy layout
+//! come from the `selfplay` crate's encoder; inference implements the `search` crate's
+//! `Evaluator`.
 
-pub use rules::Variant;
+mod checkpoint;
+mod config;
+mod error;
+mod evaluator;
+mod export;
+mod net;
+mod optim;
+mod train;
+
+pub use checkpoint::{
+    check_encoding, has_checkpoint, load_checkpoint, load_model, load_weights, read_meta,
+    save_checkpoint, save_model, write_atomic, CheckpointState, ModelMeta, FORMAT_VERSION,
+};
+pub use config::{ModelConfig, OptimizerKind, Schedule, TrainConfig};
+pub use error::{ModelError, Result};
+pub use evaluator::{parse_device, NetEvaluator};
+pub use export::{export_onnx, export_torchscript, trace};
+pub use net::{NetShape, Network};
+pub use optim::{decays, grad_norm, Optimizer};
+pub use tch;
+pub use train::{Batch, SplitMix, StepStats, Trainer};
+
+/// Network shape for a variant's encoder.
+pub fn shape_of(enc: &selfplay::Encoder) -> NetShape {
+    NetShape {
+        planes: enc.num_planes(),
+        ranks: enc.ranks(),
+        files: enc.files(),
+        policy_planes: enc.policy_planes(),
+    }
+}

@@ -1,6 +1,7 @@
 //! `trainer`: the command-line front end of the shogi-variant trainer.
 
 mod bench;
+mod netcmd;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -45,6 +46,42 @@ enum Command {
         /// Print each variant's piece table.
         #[arg(long)]
         verbose: bool,
+        /// Print the network encoding of this variant (input planes, policy layout) instead.
+        #[arg(long, value_name = "VARIANT")]
+        explain: Option<String>,
+    },
+    /// Write a randomly initialised network (generation 0) for a variant.
+    Init {
+        /// Variant (as for perft).
+        #[arg(long)]
+        variant: String,
+        /// Network shape: a file of configs/models (b2c16, b6c64, b10c128) or a path.
+        #[arg(long, default_value = "b6c64")]
+        model: String,
+        /// Output weights file (.safetensors; the sidecar .json is written next to it).
+        #[arg(long)]
+        out: PathBuf,
+        /// Initialisation seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Export a model: TorchScript, safetensors or ONNX.
+    Export {
+        /// Model weights (.safetensors with its .json sidecar).
+        #[arg(long)]
+        model: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum)]
+        format: netcmd::Format,
+        /// Output file (default: the model path with .pt, .safetensors or .onnx).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Device used for tracing: cpu, cuda, cuda:N or auto.
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        /// Python for the ONNX conversion (default: .local/venv/bin/python, else python3).
+        #[arg(long)]
+        python: Option<PathBuf>,
     },
     /// Benchmarks (figures for BENCHMARKS.md).
     Bench {
@@ -164,7 +201,27 @@ fn main() {
             depth,
             divide,
         } => run_perft(&variant, sfen.as_deref(), &moves, depth, divide),
-        Command::Check { paths, verbose } => run_check(&paths, verbose),
+        Command::Check {
+            paths,
+            verbose,
+            explain,
+        } => match explain {
+            Some(v) => load_variant(&v).map(|v| print!("{}", selfplay::Encoder::new(v).explain())),
+            None => run_check(&paths, verbose),
+        },
+        Command::Init {
+            variant,
+            model,
+            out,
+            seed,
+        } => netcmd::init(&variant, &model, &out, seed),
+        Command::Export {
+            model,
+            format,
+            out,
+            device,
+            python,
+        } => netcmd::export(&model, format, out, &device, python),
         Command::Bench { what } => bench::run(what),
     };
     if let Err(e) = r {

@@ -1,0 +1,300 @@
+//! Network shapes (`configs/models/*.toml`) and training hyper-parameters.
+
+use crate::error::{ModelError, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// A network shape, named by shape (`b6c64`: 6 blocks of 64 channels).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Shape name (defaults to the file stem).
+    #[serde(default)]
+    pub name: String,
+    /// Residual blocks in the trunk (1 to 64).
+    pub blocks: usize,
+    /// Channels of the trunk (4 to 1024).
+    pub channels: usize,
+    /// KataGo-style global pooling in the blocks and the value head.
+    #[serde(default)]
+    pub global_pool: bool,
+    /// Channels of the policy head's hidden convolution.
+    #[serde(default = "default_head")]
+    pub policy_channels: usize,
+    /// Channels of the value head's convolution.
+    #[serde(default = "default_head")]
+    pub value_channels: usize,
+    /// Hidden units of the value head.
+    #[serde(default = "default_hidden")]
+    pub value_hidden: usize,
+}
+
+fn default_head() -> usize {
+    32
+}
+
+fn default_hidden() -> usize {
+    128
+}
+
+impl ModelConfig {
+    /// Parses a model file; `file` names it in errors.
+    pub fn from_toml(text: &str, file: &str) -> Result<ModelConfig> {
+        let mut c: ModelConfig = toml::from_str(text).map_err(|e| ModelError::Config {
+            file: file.to_string(),
+            key: "-".into(),
+            reason: e.message().to_string(),
+        })?;
+        if c.name.is_empty() {
+            c.name = Path::new(file)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| format!("b{}c{}", c.blocks, c.channels));
+        }
+        c.validate(file)?;
+        Ok(c)
+    }
+
+    /// Loads `configs/models/NAME.toml`, a path, or a built-in shape (`b2c16`, `b6c64`,
+    /// `b10c128`).
+    pub fn load(name_or_path: &str) -> Result<ModelConfig> {
+        let p = Path::new(name_or_path);
+        if name_or_path.ends_with(".toml") || name_or_path.contains('/') {
+            let text = std::fs::read_to_string(p).map_err(|e| ModelError::Config {
+                file: name_or_path.to_string(),
+                key: "-".into(),
+                reason: format!("cannot read: {e}"),
+            })?;
+            return ModelConfig::from_toml(&text, name_or_path);
+        }
+        let local = Path::new("configs/models").join(format!("{name_or_path}.toml"));
+        if local.exists() {
+            return ModelConfig::load(&local.display().to_string());
+        }
+        let text = match name_or_path {
+            "b2c16" => include_str!("../../configs/models/b2c16.toml"),
+            "b6c64" => include_str!("../../configs/models/b6c64.toml"),
+            "b10c128" => include_str!("../../configs/models/b10c128.toml"),
+            _ => {
+                return Err(ModelError::Config {
+                    file: name_or_path.to_string(),
+                    key: "-".into(),
+                    reason: "no such model file (built-ins: b2c16, b6c64, b10c128)".into(),
+                })
+            }
+        };
+        ModelConfig::from_toml(text, &format!("{name_or_path}.toml"))
+    }
+
+    fn validate(&self, file: &str) -> Result<()> {
+        let check = |key: &str, v: usize, lo: usize, hi: usize| {
+            if v < lo || v > hi {
+                Err(ModelError::Config {
+                    file: file.to_string(),
+                    key: key.to_string(),
+                    reason: format!("{v} is outside {lo}..={hi}"),
+                })
+            } else {
+                Ok(())
+            }
+        };
+        check("blocks", self.blocks, 1, 64)?;
+        check("channels", self.channels, 4, 1024)?;
+        check("policy_channels", self.policy_channels, 1, 1024)?;
+        check("value_channels", self.value_channels, 1, 1024)?;
+        check("value_hidden", self.value_hidden, 1, 4096)?;
+        Ok(())
+    }
+}
+
+/// Optimizer choice.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum OptimizerKind {
+    /// SGD with Nesterov momentum; weight decay as L2 added to the gradient.
+    Sgd,
+    /// AdamW: Adam with decoupled weight decay.
+    AdamW,
+}
+
+/// Learning-rate schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum Schedule {
+    /// Constant after warm-up.
+    Constant,
+    /// Cosine decay from `lr` to `min_lr` over `total_steps` after warm-up.
+    Cosine,
+    /// Multiply by `gamma` every `step_size` steps.
+    Step,
+}
+
+/// Training hyper-parameters (the `[training]` table of a run config).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// `sgd` or `adamw`.
+    pub optimizer: OptimizerKind,
+    /// Peak learning rate.
+    pub lr: f64,
+    /// Schedule after warm-up.
+    pub schedule: Schedule,
+    /// Linear warm-up steps.
+    pub warmup_steps: u64,
+    /// Horizon of the cosine schedule.
+    pub total_steps: u64,
+    /// Floor of the cosine schedule.
+    pub min_lr: f64,
+    /// Step schedule: period.
+    pub step_size: u64,
+    /// Step schedule: factor.
+    pub gamma: f64,
+    /// SGD momentum / Adam beta1.
+    pub momentum: f64,
+    /// Adam beta2.
+    pub beta2: f64,
+    /// Adam epsilon.
+    pub eps: f64,
+    /// Weight decay (not applied to batch-norm parameters and biases).
+    pub weight_decay: f64,
+    /// Global gradient-norm clip (0 disables).
+    pub grad_clip: f64,
+    /// Weight of the value loss.
+    pub value_loss_weight: f64,
+    /// Mixed precision (fp16 autocast with loss scaling) on CUDA; ignored on CPU.
+    pub mixed_precision: bool,
+    /// Samples per training step.
+    pub batch_size: usize,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            optimizer: OptimizerKind::Sgd,
+            lr: 0.02,
+            schedule: Schedule::Constant,
+            warmup_steps: 0,
+            total_steps: 100_000,
+            min_lr: 0.0,
+            step_size: 10_000,
+            gamma: 0.1,
+            momentum: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            weight_decay: 1e-4,
+            grad_clip: 10.0,
+            value_loss_weight: 1.0,
+            mixed_precision: true,
+            batch_size: 256,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// Learning rate at `step` (0-based).
+    pub fn lr_at(&self, step: u64) -> f64 {
+        if step < self.warmup_steps {
+            return self.lr * (step + 1) as f64 / self.warmup_steps as f64;
+        }
+        let t = step - self.warmup_steps;
+        match self.schedule {
+            Schedule::Constant => self.lr,
+            Schedule::Step => self.lr * self.gamma.powi((t / self.step_size.max(1)) as i32),
+            Schedule::Cosine => {
+                let span = self.total_steps.saturating_sub(self.warmup_steps).max(1);
+                let x = (t.min(span) as f64) / span as f64;
+                self.min_lr
+                    + 0.5 * (self.lr - self.min_lr) * (1.0 + (std::f64::consts::PI * x).cos())
+            }
+        }
+    }
+
+    /// Checks ranges; errors name the key.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        let bad = |key: &str, reason: String| {
+            Err(ModelError::Config {
+                file: file.to_string(),
+                key: format!("training.{key}"),
+                reason,
+            })
+        };
+        if !(self.lr > 0.0 && self.lr < 10.0) {
+            return bad("lr", format!("{} is outside (0, 10)", self.lr));
+        }
+        if !(0.0..1.0).contains(&self.momentum) {
+            return bad("momentum", format!("{} is outside [0, 1)", self.momentum));
+        }
+        if !(0.0..1.0).contains(&self.beta2) {
+            return bad("beta2", format!("{} is outside [0, 1)", self.beta2));
+        }
+        if self.eps.is_nan() || self.eps <= 0.0 {
+            return bad("eps", "must be positive".into());
+        }
+        if !(0.0..1.0).contains(&self.weight_decay) {
+            return bad(
+                "weight_decay",
+                format!("{} is outside [0, 1)", self.weight_decay),
+            );
+        }
+        if self.grad_clip < 0.0 {
+            return bad("grad_clip", "must be 0 (off) or positive".into());
+        }
+        if self.batch_size == 0 || self.batch_size > 1 << 16 {
+            return bad(
+                "batch_size",
+                format!("{} is outside 1..=65536", self.batch_size),
+            );
+        }
+        if !(0.0..=self.lr).contains(&self.min_lr) {
+            return bad("min_lr", "must be between 0 and lr".into());
+        }
+        if self.schedule == Schedule::Step && (self.step_size == 0 || self.gamma.is_nan() || self.gamma <= 0.0) {
+            return bad(
+                "step_size",
+                "step schedule needs step_size > 0 and gamma > 0".into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_shapes_load() {
+        for n in ["b2c16", "b6c64", "b10c128"] {
+            let c = ModelConfig::load(n).unwrap();
+            assert_eq!(c.name, n);
+        }
+        assert!(ModelConfig::load("nope").is_err());
+    }
+
+    #[test]
+    fn bad_keys_are_named() {
+        let e = ModelConfig::from_toml("blocks = 0\nchannels = 8\n", "x.toml").unwrap_err();
+        assert!(e.to_string().contains("blocks"), "{e}");
+        let e =
+            ModelConfig::from_toml("blocks = 1\nchannels = 8\ncolour = 1\n", "x.toml").unwrap_err();
+        assert!(e.to_string().contains("colour"), "{e}");
+    }
+
+    #[test]
+    fn schedules() {
+        let mut t = TrainConfig {
+            lr: 0.1,
+            warmup_steps: 10,
+            ..Default::default()
+        };
+        assert!((t.lr_at(0) - 0.01).abs() < 1e-12);
+        assert!((t.lr_at(50) - 0.1).abs() < 1e-12);
+        t.schedule = Schedule::Cosine;
+        t.total_steps = 110;
+        assert!((t.lr_at(10) - 0.1).abs() < 1e-12);
+        assert!(t.lr_at(110).abs() < 1e-12);
+        t.schedule = Schedule::Step;
+        t.step_size = 20;
+        assert!((t.lr_at(35) - 0.01).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,97 @@
+//! Export: TorchScript by tracing (one output tensor: policy logits then WDL probabilities),
+//! safetensors copies, and ONNX through `scripts/export_onnx.py`.
+
+use crate::checkpoint::{write_atomic, ModelMeta};
+use crate::error::{io_err, ModelError, Result};
+use crate::net::Network;
+use std::path::Path;
+use std::process::Command;
+use tch::{nn::VarStore, CModule, Device, Kind, Tensor};
+
+/// Traces the network in inference mode and returns the TorchScript module. The weights become
+/// constants of the traced graph, which must not require gradients (or the file cannot be
+/// loaded back from Python): the variables are left frozen; `vs.unfreeze()` to train again.
+pub fn trace(vs: &mut VarStore, net: &Network, device: Device) -> Result<CModule> {
+    vs.freeze();
+    trace_frozen(net, device)
+}
+
+fn trace_frozen(net: &Network, device: Device) -> Result<CModule> {
+    let s = net.shape;
+    let example = Tensor::rand(
+        [2, s.planes as i64, s.ranks as i64, s.files as i64],
+        (Kind::Float, device),
+    );
+    let m = tch::no_grad(|| {
+        CModule::create_by_tracing("ShogiNet", "forward", &[example], &mut |xs| {
+            vec![net.forward_export(&xs[0])]
+        })
+    })?;
+    Ok(m)
+}
+
+/// Writes a TorchScript file (and its JSON sidecar next to it).
+pub fn export_torchscript(
+    vs: &mut VarStore,
+    net: &Network,
+    meta: &ModelMeta,
+    out: &Path,
+    device: Device,
+) -> Result<()> {
+    let m = trace(vs, net, device);
+    let m = match m {
+        Ok(m) => m,
+        Err(e) => {
+            vs.unfreeze();
+            return Err(e);
+        }
+    };
+    let tmp = out.with_file_name(format!(
+        ".tmp{}-{}",
+        std::process::id(),
+        out.file_name().unwrap_or_default().to_string_lossy()
+    ));
+    let saved = m.save(&tmp);
+    vs.unfreeze();
+    saved?;
+    std::fs::rename(&tmp, out).map_err(io_err(out))?;
+    write_atomic(
+        &out.with_extension("json"),
+        &serde_json::to_vec_pretty(meta).expect("metadata serialises"),
+    )
+}
+
+/// Converts a TorchScript file to ONNX with `python scripts/export_onnx.py`.
+pub fn export_onnx(
+    torchscript: &Path,
+    meta: &ModelMeta,
+    out: &Path,
+    python: &Path,
+    script: &Path,
+) -> Result<()> {
+    let status = Command::new(python)
+        .arg(script)
+        .arg(torchscript)
+        .arg(out)
+        .args(["--planes", &meta.planes.to_string()])
+        .args(["--ranks", &meta.ranks.to_string()])
+        .args(["--files", &meta.files.to_string()])
+        .status()
+        .map_err(|e| ModelError::Checkpoint {
+            path: python.display().to_string(),
+            reason: format!("cannot run the ONNX exporter: {e}"),
+        })?;
+    if !status.success() {
+        return Err(ModelError::Checkpoint {
+            path: out.display().to_string(),
+            reason: format!(
+                "{} failed ({status}); see its output above",
+                script.display()
+            ),
+        });
+    }
+    write_atomic(
+        &out.with_extension("json"),
+        &serde_json::to_vec_pretty(meta).expect("metadata serialises"),
+    )
+}

@@ -1,0 +1,184 @@
+//! SGD (Nesterov) and AdamW written over tensors, so that their state can be checkpointed
+//! (tch's built-in optimizers cannot save theirs).
+
+use crate::config::{OptimizerKind, TrainConfig};
+use std::collections::BTreeMap;
+use tch::{nn::VarStore, Tensor};
+
+/// Whether weight decay applies to a variable: convolution and linear weights only, never
+/// batch-norm parameters or biases.
+pub fn decays(name: &str) -> bool {
+    name.ends_with(".weight") && !name.split('.').any(|p| p.starts_with("bn"))
+}
+
+/// Optimizer with named state tensors.
+#[derive(Debug)]
+pub struct Optimizer {
+    kind: OptimizerKind,
+    /// First moment (momentum buffer for SGD) per variable name.
+    m: BTreeMap<String, Tensor>,
+    /// Second moment (AdamW only) per variable name.
+    v: BTreeMap<String, Tensor>,
+    /// Steps taken (Adam bias correction).
+    pub steps: u64,
+}
+
+impl Optimizer {
+    /// Zero state for every trainable variable of `vs`.
+    pub fn new(kind: OptimizerKind, vs: &VarStore) -> Optimizer {
+        let mut m = BTreeMap::new();
+        let mut v = BTreeMap::new();
+        for (name, t) in trainable(vs) {
+            m.insert(name.clone(), t.zeros_like());
+            if kind == OptimizerKind::AdamW {
+                v.insert(name, t.zeros_like());
+            }
+        }
+        Optimizer {
+            kind,
+            m,
+            v,
+            steps: 0,
+        }
+    }
+
+    /// The optimizer kind.
+    pub fn kind(&self) -> &OptimizerKind {
+        &self.kind
+    }
+
+    /// One update with the gradients currently stored in the variables.
+    pub fn step(&mut self, vs: &VarStore, cfg: &TrainConfig, lr: f64) {
+        self.steps += 1;
+        let _guard = tch::no_grad_guard();
+        for (name, mut p) in trainable(vs) {
+            let g = p.grad();
+            if !g.defined() {
+                continue;
+            }
+            let wd = if decays(&name) { cfg.weight_decay } else { 0.0 };
+            let m = self.m.get_mut(&name).expect("state for every variable");
+            match self.kind {
+                OptimizerKind::Sgd => {
+                    // L2 in the gradient, then Nesterov momentum.
+                    let g = if wd > 0.0 { &g + &p * wd } else { g };
+                    let _ = m.g_mul_scalar_(cfg.momentum).g_add_(&g);
+                    let update = &g + &*m * cfg.momentum;
+                    let _ = p.g_sub_(&(update * lr));
+                }
+                OptimizerKind::AdamW => {
+                    let v = self.v.get_mut(&name).expect("state for every variable");
+                    let (b1, b2) = (cfg.momentum, cfg.beta2);
+                    let _ = m.g_mul_scalar_(b1).g_add_(&(&g * (1.0 - b1)));
+                    let _ = v.g_mul_scalar_(b2).g_add_(&(&g * &g * (1.0 - b2)));
+                    let c1 = 1.0 - b1.powi(self.steps as i32);
+                    let c2 = 1.0 - b2.powi(self.steps as i32);
+                    if wd > 0.0 {
+                        let _ = p.g_mul_scalar_(1.0 - lr * wd);
+                    }
+                    let denom = (&*v / c2).sqrt() + cfg.eps;
+                    let _ = p.g_sub_(&((&*m / c1) / denom * lr));
+                }
+            }
+        }
+    }
+
+    /// State tensors by name (`m.<var>`, `v.<var>`), for checkpoints.
+    pub fn state(&self) -> Vec<(String, Tensor)> {
+        let mut out: Vec<(String, Tensor)> = self
+            .m
+            .iter()
+            .map(|(k, t)| (format!("m.{k}"), t.shallow_clone()))
+            .collect();
+        out.extend(
+            self.v
+                .iter()
+                .map(|(k, t)| (format!("v.{k}"), t.shallow_clone())),
+        );
+        out
+    }
+
+    /// Restores state saved by [`Optimizer::state`]; names and shapes must match.
+    pub fn load_state(&mut self, named: Vec<(String, Tensor)>, steps: u64) -> Result<(), String> {
+        let mut seen = 0;
+        for (k, t) in named {
+            let (map, var) = match k.split_once('.') {
+                Some(("m", var)) => (&mut self.m, var),
+                Some(("v", var)) => (&mut self.v, var),
+                _ => return Err(format!("unexpected optimizer tensor {k:?}")),
+            };
+            let Some(dst) = map.get_mut(var) else {
+                return Err(format!("optimizer state for unknown variable {var:?}"));
+            };
+            if dst.size() != t.size() {
+                return Err(format!(
+                    "optimizer state {k:?} has shape {:?}, the network needs {:?}",
+                    t.size(),
+                    dst.size()
+                ));
+            }
+            tch::no_grad(|| dst.copy_(&t));
+            seen += 1;
+        }
+        if seen != self.m.len() + self.v.len() {
+            return Err(format!(
+                "optimizer state has {seen} tensors, expected {}",
+                self.m.len() + self.v.len()
+            ));
+        }
+        self.steps = steps;
+        Ok(())
+    }
+}
+
+/// Trainable variables by name, sorted.
+pub fn trainable(vs: &VarStore) -> Vec<(String, Tensor)> {
+    let mut v: Vec<(String, Tensor)> = vs
+        .variables()
+        .into_iter()
+        .filter(|(_, t)| t.requires_grad())
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// Global gradient L2 norm over the trainable variables.
+pub fn grad_norm(vs: &VarStore) -> f64 {
+    let mut sq = 0.0;
+    for (_, p) in trainable(vs) {
+        let g = p.grad();
+        if g.defined() {
+            sq += g
+                .to_kind(tch::Kind::Double)
+                .square()
+                .sum(tch::Kind::Double)
+                .double_value(&[]);
+        }
+    }
+    sq.sqrt()
+}
+
+/// Multiplies every gradient by `s`.
+pub fn scale_grads(vs: &VarStore, s: f64) {
+    let _guard = tch::no_grad_guard();
+    for (_, p) in trainable(vs) {
+        let mut g = p.grad();
+        if g.defined() {
+            let _ = g.g_mul_scalar_(s);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decay_only_conv_and_linear_weights() {
+        assert!(decays("tower.3.conv1.weight"));
+        assert!(decays("value.fc1.weight"));
+        assert!(!decays("tower.3.bn1.weight"));
+        assert!(!decays("input.bn.bias"));
+        assert!(!decays("policy.conv2.bias"));
+    }
+}

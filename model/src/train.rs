@@ -1,0 +1,223 @@
+//! The training step: policy cross-entropy against visit distributions + WDL cross-entropy,
+//! weight decay, gradient clipping, fp32 on CPU and fp16 autocast with loss scaling on CUDA.
+
+use crate::config::{ModelConfig, TrainConfig};
+use crate::error::{ModelError, Result};
+use crate::net::{NetShape, Network};
+use crate::optim::{grad_norm, scale_grads, trainable, Optimizer};
+use tch::{nn::VarStore, Device, Kind, Tensor};
+
+/// A small, seedable, savable random generator (SplitMix64) for sampling training batches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() as u128 * n as u128) >> 64) as usize
+    }
+}
+
+/// A training batch on the trainer's device.
+#[derive(Debug)]
+pub struct Batch {
+    /// `[B, planes, ranks, files]`.
+    pub inputs: Tensor,
+    /// `[B, policy_len]`, rows sum to 1.
+    pub policy: Tensor,
+    /// `[B, 3]` win/draw/loss targets for the side to move, rows sum to 1.
+    pub wdl: Tensor,
+}
+
+impl Batch {
+    /// Builds a batch from flat row-major slices.
+    pub fn from_slices(
+        shape: NetShape,
+        inputs: &[f32],
+        policy: &[f32],
+        wdl: &[f32],
+        device: Device,
+    ) -> Result<Batch> {
+        let n = wdl.len() / 3;
+        if wdl.len() != n * 3
+            || inputs.len() != n * shape.input_len()
+            || policy.len() != n * shape.policy_len()
+        {
+            return Err(ModelError::Checkpoint {
+                path: "<batch>".into(),
+                reason: format!(
+                    "batch slices do not agree: {} inputs, {} policy, {} wdl floats",
+                    inputs.len(),
+                    policy.len(),
+                    wdl.len()
+                ),
+            });
+        }
+        let dims = [
+            n as i64,
+            shape.planes as i64,
+            shape.ranks as i64,
+            shape.files as i64,
+        ];
+        Ok(Batch {
+            inputs: Tensor::from_slice(inputs).view(dims).to_device(device),
+            policy: Tensor::from_slice(policy)
+                .view([n as i64, shape.policy_len() as i64])
+                .to_device(device),
+            wdl: Tensor::from_slice(wdl)
+                .view([n as i64, 3])
+                .to_device(device),
+        })
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.wdl.size()[0] as usize
+    }
+
+    /// Whether the batch is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What one training step measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepStats {
+    /// Total loss (policy + weighted value).
+    pub loss: f64,
+    /// Policy cross-entropy.
+    pub policy_loss: f64,
+    /// WDL cross-entropy.
+    pub value_loss: f64,
+    /// Gradient norm before clipping.
+    pub grad_norm: f64,
+    /// Learning rate used.
+    pub lr: f64,
+    /// The step was skipped (non-finite gradients under mixed precision).
+    pub skipped: bool,
+}
+
+/// Network, optimizer and counters: everything a training run needs to continue.
+#[derive(Debug)]
+pub struct Trainer {
+    /// The variables (weights and batch-norm statistics).
+    pub vs: VarStore,
+    /// The network.
+    pub net: Network,
+    /// Optimizer with its state.
+    pub opt: Optimizer,
+    /// Hyper-parameters.
+    pub cfg: TrainConfig,
+    /// Training steps taken.
+    pub step: u64,
+    /// Device of the variables.
+    pub device: Device,
+    /// Current loss scale (mixed precision).
+    pub loss_scale: f64,
+    /// Consecutive finite steps since the loss scale last changed.
+    pub good_steps: u64,
+    /// Sampling generator, saved in checkpoints.
+    pub rng: SplitMix,
+}
+
+impl Trainer {
+    /// A fresh network (initialised from `seed`) and optimizer.
+    pub fn new(
+        config: &ModelConfig,
+        shape: NetShape,
+        cfg: TrainConfig,
+        device: Device,
+        seed: u64,
+    ) -> Trainer {
+        tch::manual_seed(seed as i64);
+        let vs = VarStore::new(device);
+        let net = Network::new(&vs.root(), config, shape);
+        let opt = Optimizer::new(cfg.optimizer.clone(), &vs);
+        Trainer {
+            vs,
+            net,
+            opt,
+            cfg,
+            step: 0,
+            device,
+            loss_scale: 65536.0,
+            good_steps: 0,
+            rng: SplitMix(seed ^ 0xA076_1D64_78BD_642F),
+        }
+    }
+
+    /// Losses of a batch without training (inference mode).
+    pub fn evaluate(&self, b: &Batch) -> (f64, f64) {
+        tch::no_grad(|| {
+            let (p, v) = self.net.forward_t(&b.inputs, false);
+            let (pl, vl) = losses(&p, &v, b);
+            (pl.double_value(&[]), vl.double_value(&[]))
+        })
+    }
+
+    /// One optimisation step on `b`.
+    pub fn train_step(&mut self, b: &Batch) -> StepStats {
+        let lr = self.cfg.lr_at(self.step);
+        let amp = self.cfg.mixed_precision && self.device.is_cuda();
+        let (p, v) = tch::autocast(amp, || self.net.forward_t(&b.inputs, true));
+        let (pl, vl) = losses(&p.to_kind(Kind::Float), &v.to_kind(Kind::Float), b);
+        let loss = &pl + &vl * self.cfg.value_loss_weight;
+        for (_, mut t) in trainable(&self.vs) {
+            t.zero_grad();
+        }
+        let scale = if amp { self.loss_scale } else { 1.0 };
+        (&loss * scale).backward();
+        if scale != 1.0 {
+            scale_grads(&self.vs, 1.0 / scale);
+        }
+        let gn = grad_norm(&self.vs);
+        let mut stats = StepStats {
+            loss: loss.double_value(&[]),
+            policy_loss: pl.double_value(&[]),
+            value_loss: vl.double_value(&[]),
+            grad_norm: gn,
+            lr,
+            skipped: false,
+        };
+        if !gn.is_finite() {
+            // Overflow under fp16: skip, lower the scale.
+            self.loss_scale = (self.loss_scale / 2.0).max(1.0);
+            self.good_steps = 0;
+            stats.skipped = true;
+            return stats;
+        }
+        if amp {
+            self.good_steps += 1;
+            if self.good_steps >= 1000 {
+                self.loss_scale = (self.loss_scale * 2.0).min(65536.0 * 256.0);
+                self.good_steps = 0;
+            }
+        }
+        if self.cfg.grad_clip > 0.0 && gn > self.cfg.grad_clip {
+            scale_grads(&self.vs, self.cfg.grad_clip / gn);
+        }
+        self.opt.step(&self.vs, &self.cfg, lr);
+        self.step += 1;
+        stats
+    }
+}
+
+fn losses(p: &Tensor, v: &Tensor, b: &Batch) -> (Tensor, Tensor) {
+    let pl = -(&b.policy * p.log_softmax(-1, Kind::Float))
+        .sum_dim_intlist(1, false, Kind::Float)
+        .mean(Kind::Float);
+    let vl = -(&b.wdl * v.log_softmax(-1, Kind::Float))
+        .sum_dim_intlist(1, false, Kind::Float)
+        .mean(Kind::Float);
+    (pl, vl)
+}

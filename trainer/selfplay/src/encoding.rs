@@ -1,0 +1,790 @@
+//! Network input and policy encoding of positions, derived from the variant (DESIGN.md §4).
+//!
+//! Everything is seen from the side to move: for gote the board is rotated 180 degrees
+//! (square `(x, y)` becomes `(files-1-x, ranks-1-y)`, i.e. index `sq` becomes `n-1-sq`) and
+//! "own" means the side to move, so a position and its colour-flipped twin encode identically.
+//!
+//! Input, shape `[C, ranks, files]` (row-major, plane-major), `C = 2 * kinds + 2 * hand_kinds + 3`:
+//! - planes `0..kinds`: own pieces, one plane per kind in `variant.kinds` order (promoted
+//!   kinds included), 1.0 where such a piece stands;
+//! - planes `kinds..2*kinds`: the opponent's pieces, same order;
+//! - per hand kind (in `variant.hand_kinds` order) two constant planes: own count, then the
+//!   opponent's count, each divided by the number of pieces of that kind in the start position
+//!   (board and both hands, promoted forms counted with their base kind; at least 1);
+//! - repetition: constant `(repetition_count - 1) / 3`, capped at 1;
+//! - in check: constant 0 or 1;
+//! - ones: constant 1 (lets convolutions see the board edge through zero padding).
+//!
+//! Policy, shape `[P, ranks, files]` with `P = 2 * move_types + hand_kinds`: a board move is
+//! `(move type, promotion)` at plane `type * 2 + promote`, at its origin square; a drop of the
+//! hand kind `h` is at plane `2 * move_types + h`, at its destination square. Squares are in the
+//! mover's orientation. Move types are the distinct offsets `(dx, dy)` any piece of the variant
+//! can make on the board, in Betza convention from the mover's side (`dy > 0` forward, `dx > 0`
+//! to the mover's right): every leap, and every multiple `1..=range` of each riding direction
+//! that fits on the board. For standard shogi this is AlphaZero's 9x9x139 layout.
+
+use rules::{betza, Color, Move, Position, Variant};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+/// Version of the encoding described by [`EncodingSpec`]; bump on any change of layout.
+pub const ENCODING_VERSION: u32 = 1;
+
+/// Marks an offset that is no move type in [`Encoder`]'s lookup table.
+const NO_TYPE: u16 = u16::MAX;
+
+/// Encodes positions into network inputs and moves into policy indices, for one variant.
+#[derive(Clone, Debug)]
+pub struct Encoder {
+    /// The variant encoded.
+    variant: Arc<Variant>,
+    /// Files and ranks of the board.
+    files: usize,
+    ranks: usize,
+    /// Number of piece kinds (promoted included).
+    kinds: usize,
+    /// Move types `(dx, dy)`, Betza convention from the mover's side, sorted.
+    move_types: Vec<(i8, i8)>,
+    /// `type_of[(dy + ranks - 1) * (2 * files - 1) + dx + files - 1]`: index into `move_types`
+    /// or `NO_TYPE`.
+    type_of: Vec<u16>,
+    /// Per hand index: the divisor of the hand-count planes.
+    hand_scale: Vec<f32>,
+}
+
+/// Serializable description of an encoding, written into model sidecars so that a model is
+/// only ever used with the layout it was trained on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EncodingSpec {
+    /// Encoding layout version ([`ENCODING_VERSION`]).
+    pub version: u32,
+    /// Variant name.
+    pub variant: String,
+    /// Names of the input planes, in order.
+    pub planes: Vec<String>,
+    /// Board ranks (rows).
+    pub ranks: usize,
+    /// Board files (columns).
+    pub files: usize,
+    /// Move types `(dx, dy)` in policy plane order (Betza convention, `dy > 0` forward).
+    pub move_types: Vec<(i8, i8)>,
+    /// SFEN tokens of the hand kinds, in drop plane order.
+    pub drop_kinds: Vec<String>,
+    /// Length of the policy vector.
+    pub policy_len: usize,
+}
+
+/// The distinct offsets any piece of `v` can make on its board, sorted by distance
+/// (Chebyshev), then forward first, then left to right.
+fn derive_move_types(v: &Variant) -> Vec<(i8, i8)> {
+    let (files, ranks) = (v.files as i32, v.ranks as i32);
+    let fits = |dx: i32, dy: i32| (dx, dy) != (0, 0) && dx.abs() < files && dy.abs() < ranks;
+    let mut types: Vec<(i8, i8)> = Vec::new();
+    for kind in &v.kinds {
+        // The variant compiled, so its Betza strings parse.
+        let atoms = betza::parse(&kind.betza)
+            .unwrap_or_else(|e| panic!("betza {:?} of {}: {e}", kind.betza, kind.name));
+        for a in atoms {
+            let reach = match a.range {
+                0 => files.max(ranks),
+                r => r as i32,
+            };
+            for m in 1..=reach {
+                let (dx, dy) = (a.dx as i32 * m, a.dy as i32 * m);
+                if !fits(dx, dy) {
+                    break;
+                }
+                types.push((dx as i8, dy as i8));
+            }
+        }
+    }
+    types.sort_by_key(|&(dx, dy)| (dx.abs().max(dy.abs()), -dy, dx));
+    types.dedup();
+    types
+}
+
+impl Encoder {
+    /// Builds the encoder of a variant (move types and scales are computed once here).
+    pub fn new(variant: Arc<Variant>) -> Encoder {
+        let files = variant.files as usize;
+        let ranks = variant.ranks as usize;
+        let move_types = derive_move_types(&variant);
+        let width = 2 * files - 1;
+        let mut type_of = vec![NO_TYPE; width * (2 * ranks - 1)];
+        for (t, &(dx, dy)) in move_types.iter().enumerate() {
+            let i = (dy as isize + ranks as isize - 1) as usize * width
+                + (dx as isize + files as isize - 1) as usize;
+            type_of[i] = t as u16;
+        }
+        // Pieces of each hand kind in the start position: board and both hands.
+        let start = Position::start(variant.clone());
+        let mut counts = vec![0u32; variant.hand_kinds.len()];
+        for sq in 0..variant.num_squares() {
+            let p = start.piece_at(sq);
+            if p.is_empty() {
+                continue;
+            }
+            let base = variant.kinds[p.kind() as usize].demoted;
+            if let Some(h) = variant.kinds[base as usize].hand_index {
+                counts[h] += 1;
+            }
+        }
+        for (h, &k) in variant.hand_kinds.iter().enumerate() {
+            for c in Color::ALL {
+                counts[h] += start.hand_count(c, k) as u32;
+            }
+        }
+        let hand_scale = counts.iter().map(|&c| c.max(1) as f32).collect();
+        Encoder {
+            kinds: variant.kinds.len(),
+            variant,
+            files,
+            ranks,
+            move_types,
+            type_of,
+            hand_scale,
+        }
+    }
+
+    /// The variant encoded.
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+
+    /// Number of input planes `C`.
+    pub fn num_planes(&self) -> usize {
+        2 * self.kinds + 2 * self.variant.hand_kinds.len() + 3
+    }
+
+    /// Board ranks (rows of every plane).
+    pub fn ranks(&self) -> usize {
+        self.ranks
+    }
+
+    /// Board files (columns of every plane).
+    pub fn files(&self) -> usize {
+        self.files
+    }
+
+    /// Length of one encoded input: `C * ranks * files`.
+    pub fn input_len(&self) -> usize {
+        self.num_planes() * self.squares()
+    }
+
+    fn squares(&self) -> usize {
+        self.files * self.ranks
+    }
+
+    /// Names of the input planes in order: `own P`, `opp +R`, `own hand P`, `opp hand P`,
+    /// `repetition`, `in check`, `ones`.
+    pub fn plane_names(&self) -> Vec<String> {
+        let v = &self.variant;
+        let mut names = Vec::with_capacity(self.num_planes());
+        for side in ["own", "opp"] {
+            for k in 0..self.kinds {
+                names.push(format!("{side} {}", v.kind_token(k as u8)));
+            }
+        }
+        for &k in &v.hand_kinds {
+            for side in ["own", "opp"] {
+                names.push(format!("{side} hand {}", v.kind_token(k)));
+            }
+        }
+        names.extend(["repetition", "in check", "ones"].map(String::from));
+        names
+    }
+
+    /// The move types `(dx, dy)` in policy plane order, from the mover's point of view after
+    /// rotation, Betza convention: `dy > 0` forward, `dx > 0` to the mover's right.
+    pub fn move_types(&self) -> &[(i8, i8)] {
+        &self.move_types
+    }
+
+    /// Number of policy planes: two per move type (no promotion, promotion) and one drop plane
+    /// per hand kind.
+    pub fn policy_planes(&self) -> usize {
+        2 * self.move_types.len() + self.variant.hand_kinds.len()
+    }
+
+    /// Length of the policy vector: `policy_planes * ranks * files`.
+    pub fn policy_len(&self) -> usize {
+        self.policy_planes() * self.squares()
+    }
+
+    /// A square in the mover's orientation (the rotation is its own inverse).
+    #[inline]
+    fn orient(&self, side: Color, sq: usize) -> usize {
+        match side {
+            Color::Sente => sq,
+            Color::Gote => self.squares() - 1 - sq,
+        }
+    }
+
+    /// Writes the input planes of `pos` into `out` (`out.len() == input_len()`), overwriting
+    /// every value.
+    pub fn encode(&self, pos: &Position, out: &mut [f32]) {
+        assert_eq!(out.len(), self.input_len(), "encode: output length");
+        let n = self.squares();
+        let us = pos.side_to_move();
+        out.fill(0.0);
+        for sq in 0..n {
+            let p = pos.piece_at(sq);
+            if p.is_empty() {
+                continue;
+            }
+            let plane = if p.color() == us {
+                p.kind() as usize
+            } else {
+                self.kinds + p.kind() as usize
+            };
+            out[plane * n + self.orient(us, sq)] = 1.0;
+        }
+        let mut plane = 2 * self.kinds;
+        let mut constant = |plane: usize, value: f32| {
+            if value != 0.0 {
+                out[plane * n..(plane + 1) * n].fill(value);
+            }
+        };
+        for (h, &k) in self.variant.hand_kinds.iter().enumerate() {
+            for c in [us, us.flip()] {
+                constant(plane, pos.hand_count(c, k) as f32 / self.hand_scale[h]);
+                plane += 1;
+            }
+        }
+        let reps = pos.repetition_count().saturating_sub(1) as f32 / 3.0;
+        constant(plane, reps.min(1.0));
+        constant(plane + 1, if pos.in_check() { 1.0 } else { 0.0 });
+        constant(plane + 2, 1.0);
+    }
+
+    /// Move type index of a board offset `(dx, dy)` (Betza convention), if any.
+    fn type_index(&self, dx: isize, dy: isize) -> Option<usize> {
+        let (f, r) = (self.files as isize, self.ranks as isize);
+        if dx.abs() >= f || dy.abs() >= r {
+            return None;
+        }
+        let i = (dy + r - 1) as usize * (2 * self.files - 1) + (dx + f - 1) as usize;
+        match self.type_of[i] {
+            NO_TYPE => None,
+            t => Some(t as usize),
+        }
+    }
+
+    /// Policy index of a move of `pos`'s side to move. Panics on a move no piece of the variant
+    /// can make (its offset is no move type) or a drop of a kind never in hand.
+    pub fn move_to_index(&self, pos: &Position, mv: Move) -> usize {
+        let us = pos.side_to_move();
+        let n = self.squares();
+        match mv {
+            Move::Normal { from, to, promote } => {
+                let from = self.orient(us, from as usize);
+                let to = self.orient(us, to as usize);
+                let (fx, fy) = (from % self.files, from / self.files);
+                let (tx, ty) = (to % self.files, to / self.files);
+                // Forward is towards y = 0 in the mover's orientation.
+                let (dx, dy) = (tx as isize - fx as isize, fy as isize - ty as isize);
+                let t = self.type_index(dx, dy).unwrap_or_else(|| {
+                    panic!(
+                        "move {mv:?}: offset ({dx}, {dy}) is no move type of {}",
+                        self.variant.name
+                    )
+                });
+                (t * 2 + promote as usize) * n + from
+            }
+            Move::Drop { kind, to } => {
+                let h = self.variant.kinds[kind as usize]
+                    .hand_index
+                    .unwrap_or_else(|| panic!("drop {mv:?}: kind {kind} is never in hand"));
+                (2 * self.move_types.len() + h) * n + self.orient(us, to as usize)
+            }
+        }
+    }
+
+    /// The move of `pos`'s side to move at a policy index, or `None` when the index is out of
+    /// range or its move would leave the board. Legality is not checked.
+    pub fn index_to_move(&self, pos: &Position, index: usize) -> Option<Move> {
+        let us = pos.side_to_move();
+        let n = self.squares();
+        let (plane, sq) = (index / n, index % n);
+        let types = self.move_types.len();
+        if plane < 2 * types {
+            let (dx, dy) = self.move_types[plane / 2];
+            let (fx, fy) = ((sq % self.files) as isize, (sq / self.files) as isize);
+            let (tx, ty) = (fx + dx as isize, fy - dy as isize);
+            if tx < 0 || ty < 0 || tx >= self.files as isize || ty >= self.ranks as isize {
+                return None;
+            }
+            let to = ty as usize * self.files + tx as usize;
+            Some(Move::Normal {
+                from: self.orient(us, sq) as u8,
+                to: self.orient(us, to) as u8,
+                promote: plane % 2 == 1,
+            })
+        } else {
+            let kind = *self.variant.hand_kinds.get(plane - 2 * types)?;
+            Some(Move::Drop {
+                kind,
+                to: self.orient(us, sq) as u8,
+            })
+        }
+    }
+
+    /// Every legal move of `pos` with its policy index, in `legal_moves` order.
+    pub fn legal_indices(&self, pos: &Position) -> Vec<(usize, Move)> {
+        pos.legal_moves()
+            .into_iter()
+            .map(|m| (self.move_to_index(pos, m), m))
+            .collect()
+    }
+
+    /// The serializable description of this encoding, for model sidecars.
+    pub fn spec(&self) -> EncodingSpec {
+        EncodingSpec {
+            version: ENCODING_VERSION,
+            variant: self.variant.name.clone(),
+            planes: self.plane_names(),
+            ranks: self.ranks,
+            files: self.files,
+            move_types: self.move_types.clone(),
+            drop_kinds: self
+                .variant
+                .hand_kinds
+                .iter()
+                .map(|&k| self.variant.kind_token(k))
+                .collect(),
+            policy_len: self.policy_len(),
+        }
+    }
+
+    /// A human-readable description: input planes with their indices, move types with their
+    /// policy planes, drop planes and sizes (for `trainer check --explain`).
+    pub fn explain(&self) -> String {
+        let v = &self.variant;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "Encoding v{ENCODING_VERSION} of {} ({}x{}, seen from the side to move; board \
+             rotated 180 degrees for gote)",
+            v.name, self.files, self.ranks
+        );
+        let _ = writeln!(
+            s,
+            "Input: {} planes x {} ranks x {} files = {} floats",
+            self.num_planes(),
+            self.ranks,
+            self.files,
+            self.input_len()
+        );
+        for (i, name) in self.plane_names().iter().enumerate() {
+            let note = if let Some(tok) = name.strip_prefix("own hand ") {
+                let h = self.hand_plane_scale(tok);
+                format!("  (count / {h})")
+            } else if let Some(tok) = name.strip_prefix("opp hand ") {
+                let h = self.hand_plane_scale(tok);
+                format!("  (count / {h})")
+            } else if name == "repetition" {
+                "  ((repetitions - 1) / 3, at most 1)".to_string()
+            } else {
+                String::new()
+            };
+            let _ = writeln!(s, "  {i:3}  {name}{note}");
+        }
+        let _ = writeln!(
+            s,
+            "Policy: {} planes x {} squares = {} (plane = type * 2 + promote, index = plane * {} \
+             + from square; drops at the destination)",
+            self.policy_planes(),
+            self.squares(),
+            self.policy_len(),
+            self.squares()
+        );
+        let _ = writeln!(
+            s,
+            "  {} move types (dx, dy), dy > 0 forward, dx > 0 to the mover's right:",
+            self.move_types.len()
+        );
+        for (t, &(dx, dy)) in self.move_types.iter().enumerate() {
+            let _ = writeln!(s, "  {:3}/{:3}  ({dx:+}, {dy:+})", 2 * t, 2 * t + 1);
+        }
+        for (h, &k) in v.hand_kinds.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "  {:3}      drop {}",
+                2 * self.move_types.len() + h,
+                v.kind_token(k)
+            );
+        }
+        s
+    }
+
+    /// The hand-plane divisor of the hand kind with this SFEN token.
+    fn hand_plane_scale(&self, token: &str) -> f32 {
+        let v = &self.variant;
+        v.hand_kinds
+            .iter()
+            .position(|&k| v.kind_token(k) == token)
+            .map_or(1.0, |h| self.hand_scale[h])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    use std::collections::HashMap;
+
+    const VARIANTS: [&str; 4] = ["shogi", "minishogi", "cannon-shosu", "hand"];
+
+    fn encoder(name: &str) -> Encoder {
+        Encoder::new(Arc::new(Variant::builtin(name).unwrap()))
+    }
+
+    /// `count` positions from seeded random playouts (restarting when a game ends or runs long).
+    fn random_positions(v: &Arc<Variant>, seed: u64, count: usize) -> Vec<Position> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut out = Vec::with_capacity(count);
+        let mut pos = Position::start(v.clone());
+        while out.len() < count {
+            let moves = pos.legal_moves();
+            if moves.is_empty() || pos.outcome().is_some() || pos.ply() >= 300 {
+                pos = Position::start(v.clone());
+                continue;
+            }
+            pos.make_move(moves[rng.random_range(0..moves.len())]);
+            // Keep about every third position so the sample spreads over game phases.
+            if rng.random_range(0..3) == 0 {
+                out.push(pos.clone());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_legal_move_round_trips_and_indices_are_unique() {
+        for (i, name) in VARIANTS.iter().enumerate() {
+            let enc = encoder(name);
+            let v = enc.variant().clone();
+            let mut positions = random_positions(&v, 7 + i as u64, 200);
+            positions.push(Position::start(v.clone()));
+            let (mut drops, mut promotions, mut moves) = (0, 0, 0);
+            for pos in &positions {
+                let mut seen: HashMap<usize, Move> = HashMap::new();
+                for (index, mv) in enc.legal_indices(pos) {
+                    assert!(index < enc.policy_len(), "{name}: {mv:?} -> {index}");
+                    assert_eq!(
+                        enc.index_to_move(pos, index),
+                        Some(mv),
+                        "{name}: {mv:?} -> {index} in {}",
+                        pos.to_sfen()
+                    );
+                    if let Some(other) = seen.insert(index, mv) {
+                        panic!("{name}: {mv:?} and {other:?} share {index} in {pos:?}");
+                    }
+                    moves += 1;
+                    match mv {
+                        Move::Drop { .. } => drops += 1,
+                        Move::Normal { promote: true, .. } => promotions += 1,
+                        _ => {}
+                    }
+                }
+            }
+            // The sample exercised drops and promotions, not just quiet moves.
+            assert!(
+                drops > 0 && promotions > 0 && moves > 1000,
+                "{name}: {moves}"
+            );
+        }
+    }
+
+    #[test]
+    fn index_to_move_rejects_off_board_and_out_of_range() {
+        let enc = encoder("shogi");
+        let pos = Position::start(enc.variant().clone());
+        assert_eq!(enc.index_to_move(&pos, enc.policy_len()), None);
+        // Move type 0 is a one-step move forward-left; from 9a (square 0) it leaves the board.
+        assert_eq!(enc.move_types()[0], (-1, 1));
+        assert_eq!(enc.index_to_move(&pos, 0), None);
+        // The last plane is the drop plane of the last hand kind.
+        let last = enc.policy_planes() * 81 - 1;
+        assert!(matches!(
+            enc.index_to_move(&pos, last),
+            Some(Move::Drop { .. })
+        ));
+        // Every index maps to a move or None, and every move maps back to its index.
+        for index in 0..enc.policy_len() {
+            if let Some(mv) = enc.index_to_move(&pos, index) {
+                assert_eq!(enc.move_to_index(&pos, mv), index);
+            }
+        }
+    }
+
+    /// The colour-flipped twin of an SFEN: board rotated 180 degrees, cases swapped, side to
+    /// move swapped, hands swapped.
+    fn flip_sfen(sfen: &str) -> String {
+        let fields: Vec<&str> = sfen.split_whitespace().collect();
+        let swap = |c: char| {
+            if c.is_ascii_uppercase() {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            }
+        };
+        let rows: Vec<String> = fields[0]
+            .split('/')
+            .rev()
+            .map(|row| {
+                // Tokens: a run of digits, or an optional '+' and a letter.
+                let b: Vec<char> = row.chars().collect();
+                let mut tokens: Vec<String> = Vec::new();
+                let mut i = 0;
+                while i < b.len() {
+                    let start = i;
+                    if b[i].is_ascii_digit() {
+                        while i < b.len() && b[i].is_ascii_digit() {
+                            i += 1;
+                        }
+                    } else {
+                        if b[i] == '+' {
+                            i += 1;
+                        }
+                        i += 1;
+                    }
+                    tokens.push(b[start..i].iter().map(|&c| swap(c)).collect());
+                }
+                tokens.reverse();
+                tokens.concat()
+            })
+            .collect();
+        let side = if fields[1] == "b" { "w" } else { "b" };
+        let hand: String = if fields[2] == "-" {
+            "-".into()
+        } else {
+            fields[2].chars().map(swap).collect()
+        };
+        format!(
+            "{} {side} {hand} {}",
+            rows.join("/"),
+            fields.get(3).unwrap_or(&"1")
+        )
+    }
+
+    fn rotate_move(v: &Variant, mv: Move) -> Move {
+        let r = |sq: u8| (v.num_squares() - 1 - sq as usize) as u8;
+        match mv {
+            Move::Normal { from, to, promote } => Move::Normal {
+                from: r(from),
+                to: r(to),
+                promote,
+            },
+            Move::Drop { kind, to } => Move::Drop { kind, to: r(to) },
+        }
+    }
+
+    #[test]
+    fn flip_sfen_rotates_the_board() {
+        assert_eq!(
+            flip_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"),
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
+        );
+        assert_eq!(flip_sfen("+Rk8/10 w 2Pn 5"), "10/8K+r b 2pN 5");
+    }
+
+    #[test]
+    fn colour_flipped_twins_encode_identically() {
+        for (i, name) in VARIANTS.iter().enumerate() {
+            let enc = encoder(name);
+            let v = enc.variant().clone();
+            let (mut a, mut b) = (vec![0.0; enc.input_len()], vec![1.0; enc.input_len()]);
+            for played in random_positions(&v, 100 + i as u64, 60) {
+                // Rebuilt from SFEN so both have the same (empty) history.
+                let sfen = played.to_sfen();
+                let pos = Position::from_sfen(&v, &sfen).unwrap();
+                let twin = Position::from_sfen(&v, &flip_sfen(&sfen)).unwrap();
+                assert_ne!(pos.side_to_move(), twin.side_to_move());
+                enc.encode(&pos, &mut a);
+                enc.encode(&twin, &mut b);
+                assert!(a == b, "{name}: {sfen} and its twin encode differently");
+                let mut twin_moves = twin.legal_moves();
+                twin_moves.sort_by_key(|&m| enc.move_to_index(&twin, m));
+                let mut rotated: Vec<Move> = pos
+                    .legal_moves()
+                    .into_iter()
+                    .map(|m| rotate_move(&v, m))
+                    .collect();
+                rotated.sort_by_key(|&m| enc.move_to_index(&twin, m));
+                assert_eq!(rotated, twin_moves, "{name}: {sfen}");
+                for mv in pos.legal_moves() {
+                    assert_eq!(
+                        enc.move_to_index(&pos, mv),
+                        enc.move_to_index(&twin, rotate_move(&v, mv)),
+                        "{name}: {mv:?} in {sfen}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shogi_policy_is_alphazero_139_planes() {
+        // Rook and bishop lines give every queen direction at distances 1..=8 (8 * 8 = 64
+        // offsets; king, gold and silver steps are among them) and the knight adds its two
+        // forward jumps: 66 move types, AlphaZero's 64 queen + 2 knight planes. Times
+        // {no promotion, promotion} = 132, plus 7 drop planes (R B G S N L P) = 139.
+        let enc = encoder("shogi");
+        assert_eq!(enc.move_types().len(), 66);
+        assert!(enc.move_types().contains(&(1, 2)) && enc.move_types().contains(&(-1, 2)));
+        assert!(!enc.move_types().contains(&(1, -2)));
+        assert_eq!(enc.policy_planes(), 139);
+        assert_eq!(enc.policy_len(), 139 * 81);
+        // 14 kinds (8 + 6 promoted) x 2 sides + 7 hand kinds x 2 + 3 constant planes.
+        assert_eq!(enc.num_planes(), 45);
+        assert_eq!(enc.input_len(), 45 * 81);
+    }
+
+    #[test]
+    fn plane_counts_and_policy_sizes_per_variant() {
+        // (variant, input planes, move types, policy planes, squares)
+        let expected = [
+            // 14 kinds; queen lines 8 x 8 + 2 knight jumps; 7 hand kinds.
+            ("shogi", 45, 66, 139, 81),
+            // 10 kinds (K R B G S P, +R +B +S +P); queen lines 8 x 4; 5 hand kinds.
+            ("minishogi", 33, 32, 69, 25),
+            // 22 kinds (12 + 10 promoted); queen lines 8 x 9 + all 8 knight jumps (the
+            // promoted knight is a full knight); 11 hand kinds.
+            ("cannon-shosu", 69, 80, 171, 100),
+            // 12 kinds (K T U G S D O H N L P, +N); king steps and B3/R3 lines (24 offsets, which
+            // contain the pard's, onager's and hasty's jumps), lance forward 4..=8 (5 more),
+            // 2 knight jumps = 31; 10 hand kinds.
+            ("hand", 47, 31, 72, 81),
+        ];
+        for (name, planes, types, policy_planes, squares) in expected {
+            let enc = encoder(name);
+            assert_eq!(enc.num_planes(), planes, "{name} planes");
+            assert_eq!(enc.plane_names().len(), planes, "{name} plane names");
+            assert_eq!(enc.move_types().len(), types, "{name} move types");
+            assert_eq!(enc.policy_planes(), policy_planes, "{name} policy planes");
+            assert_eq!(
+                enc.policy_len(),
+                policy_planes * squares,
+                "{name} policy length"
+            );
+            assert_eq!(enc.input_len(), planes * squares, "{name} input length");
+            let spec = enc.spec();
+            assert_eq!(spec.planes, enc.plane_names());
+            assert_eq!(spec.policy_len, enc.policy_len());
+            assert_eq!(spec.move_types, enc.move_types());
+            assert_eq!(spec.drop_kinds.len(), enc.variant().hand_kinds.len());
+            assert!(enc.explain().contains(&format!("{} planes", planes)));
+        }
+    }
+
+    #[test]
+    fn plane_names_follow_the_documented_order() {
+        let enc = encoder("minishogi");
+        let names = enc.plane_names();
+        assert_eq!(names[0], "own K");
+        assert_eq!(names[6], "own +R");
+        assert_eq!(names[10], "opp K");
+        assert_eq!(names[20], "own hand R");
+        assert_eq!(names[21], "opp hand R");
+        assert_eq!(&names[30..], ["repetition", "in check", "ones"]);
+        assert_eq!(enc.spec().drop_kinds, ["R", "B", "G", "S", "P"]);
+    }
+
+    #[test]
+    fn encode_writes_the_expected_planes() {
+        let enc = encoder("shogi");
+        let v = enc.variant().clone();
+        let n = 81;
+        let plane = |name: &str| enc.plane_names().iter().position(|p| p == name).unwrap();
+        // Gote to move, in check from the sente bishop on 2d (x = 7, y = 3) along 3c, 4b to
+        // the king on 5a; sente king on 5i; gote holds one pawn, sente two.
+        let pos = Position::from_sfen(&v, "4k4/9/9/7B1/9/9/9/9/4K4 w 2Pp 1").unwrap();
+        assert!(pos.in_check());
+        let mut out = vec![f32::NAN; enc.input_len()];
+        enc.encode(&pos, &mut out);
+        assert!(out.iter().all(|x| x.is_finite()), "every value is written");
+        // Rotated: own king 5a (4, 0) -> (4, 8); opponent bishop (7, 3) -> (1, 5);
+        // opponent king (4, 8) -> (4, 0).
+        assert_eq!(out[plane("own K") * n + 8 * 9 + 4], 1.0);
+        assert_eq!(out[plane("opp B") * n + 5 * 9 + 1], 1.0);
+        assert_eq!(out[plane("opp K") * n + 4], 1.0);
+        let on_board: f32 = out[..2 * v.num_kinds() * n].iter().sum();
+        assert_eq!(on_board, 3.0, "three pieces, one 1.0 each");
+        // Hands: 18 pawns in shogi's start position.
+        assert!(out[plane("own hand P") * n..][..n]
+            .iter()
+            .all(|&x| x == 1.0 / 18.0));
+        assert!(out[plane("opp hand P") * n..][..n]
+            .iter()
+            .all(|&x| x == 2.0 / 18.0));
+        assert!(out[plane("own hand R") * n..][..n]
+            .iter()
+            .all(|&x| x == 0.0));
+        assert!(out[plane("repetition") * n..][..n]
+            .iter()
+            .all(|&x| x == 0.0));
+        assert!(out[plane("in check") * n..][..n].iter().all(|&x| x == 1.0));
+        assert!(out[plane("ones") * n..][..n].iter().all(|&x| x == 1.0));
+        assert_eq!(out.len(), enc.input_len());
+    }
+
+    #[test]
+    fn repetition_plane_counts_repeats() {
+        let enc = encoder("shogi");
+        let v = enc.variant().clone();
+        let mut pos = Position::start(v.clone());
+        let rep = plane_index(&enc, "repetition") * 81;
+        let mut out = vec![0.0; enc.input_len()];
+        for (i, expected) in [0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0].into_iter().enumerate() {
+            if i > 0 {
+                pos.play_usi("5i4h 5a4b 4h5i 4b5a").unwrap();
+            }
+            assert_eq!(pos.repetition_count(), i + 1);
+            enc.encode(&pos, &mut out);
+            assert_eq!(out[rep], expected, "after {i} cycles");
+        }
+    }
+
+    fn plane_index(enc: &Encoder, name: &str) -> usize {
+        enc.plane_names().iter().position(|p| p == name).unwrap()
+    }
+
+    #[test]
+    fn sente_and_gote_pawn_pushes_share_an_index() {
+        let enc = encoder("shogi");
+        let v = enc.variant().clone();
+        let mut pos = Position::start(v.clone());
+        let forward = enc.move_types().iter().position(|&t| t == (0, 1)).unwrap();
+        // 7g7f: pawn at (2, 6) one step forward, no promotion.
+        let mv = v.parse_usi_syntax("7g7f").unwrap();
+        let index = enc.move_to_index(&pos, mv);
+        assert_eq!(index, (forward * 2) * 81 + 6 * 9 + 2);
+        pos.make_move(mv);
+        // 3c3d: gote's mirror image, the same index.
+        let reply = v.parse_usi_syntax("3c3d").unwrap();
+        assert_eq!(enc.move_to_index(&pos, reply), index);
+        assert_eq!(enc.index_to_move(&pos, index), Some(reply));
+        // A pawn drop on 5e for gote: drop plane of P at the rotated square (4, 4).
+        let drop = v.parse_usi_syntax("P*5e").unwrap();
+        let p = v.kind_by_letter('P', false).unwrap();
+        let h = v.kinds[p as usize].hand_index.unwrap();
+        assert_eq!(
+            enc.move_to_index(&pos, drop),
+            (2 * enc.move_types().len() + h) * 81 + 4 * 9 + 4
+        );
+    }
+
+    #[test]
+    fn spec_round_trips_through_json() {
+        let spec = encoder("cannon-shosu").spec();
+        assert_eq!(spec.version, ENCODING_VERSION);
+        assert_eq!(spec.variant, "cannon-shosu");
+        assert_eq!((spec.files, spec.ranks), (10, 10));
+        let json = serde_json::to_string(&spec).unwrap();
+        let back: EncodingSpec = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, spec);
+    }
+}
