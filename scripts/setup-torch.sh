@@ -13,6 +13,10 @@ if [ "${have%%+*}" != "$TORCH_VERSION" ]; then
   [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "torch==$TORCH_VERSION" >&2
 fi
+# ONNX export (scripts/export_onnx.py) and its check need these two small packages.
+if ! "$VENV/bin/python" -c 'import onnx, onnxruntime' 2>/dev/null; then
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check onnx onnxruntime >&2
+fi
 # A stable path for the build (.cargo/config.toml points LIBTORCH at it).
 ln -sfn "$(site)" .local/libtorch
 echo "$PWD/.local/libtorch"

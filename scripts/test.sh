@@ -15,6 +15,9 @@ if ! command -v fairy-stockfish >/dev/null 2>&1 && [ ! -x /usr/games/fairy-stock
   fi
 fi
 
+# The pinned libtorch (PyTorch 2.11.0 wheel) in .local/, for the model crate and the binary.
+scripts/setup-torch.sh >/dev/null
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo build --release --locked -p trainer

@@ -42,7 +42,7 @@ impl ModelConfig {
     pub fn from_toml(text: &str, file: &str) -> Result<ModelConfig> {
         let mut c: ModelConfig = toml::from_str(text).map_err(|e| ModelError::Config {
             file: file.to_string(),
-            key: "-".into(),
+            key: toml_error_key(text, &e),
             reason: e.message().to_string(),
         })?;
         if c.name.is_empty() {
@@ -105,6 +105,20 @@ impl ModelConfig {
         check("value_hidden", self.value_hidden, 1, 4096)?;
         Ok(())
     }
+}
+
+/// The key of a TOML error whose span points at a value (`key = value`), or `-`: serde's
+/// messages name unknown and missing keys but not the key of a value of the wrong type.
+fn toml_error_key(text: &str, e: &toml::de::Error) -> String {
+    e.span()
+        .and_then(|s| {
+            let before = text.get(..s.start)?;
+            let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+            let (key, _) = line.split_once('=')?;
+            let key = key.trim();
+            (!key.is_empty()).then(|| key.to_string())
+        })
+        .unwrap_or_else(|| "-".into())
 }
 
 /// Optimizer choice.
@@ -248,7 +262,9 @@ impl TrainConfig {
         if !(0.0..=self.lr).contains(&self.min_lr) {
             return bad("min_lr", "must be between 0 and lr".into());
         }
-        if self.schedule == Schedule::Step && (self.step_size == 0 || self.gamma.is_nan() || self.gamma <= 0.0) {
+        if self.schedule == Schedule::Step
+            && (self.step_size == 0 || self.gamma.is_nan() || self.gamma <= 0.0)
+        {
             return bad(
                 "step_size",
                 "step schedule needs step_size > 0 and gamma > 0".into(),

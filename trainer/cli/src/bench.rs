@@ -25,6 +25,28 @@ pub enum BenchCommand {
         #[arg(long)]
         no_fsf: bool,
     },
+    /// Network speed: raw forward evaluations/s at several batch sizes and training samples/s,
+    /// on random inputs of each variant's encoding.
+    Nn {
+        /// Network shape (configs/models).
+        #[arg(long, default_value = "b6c64")]
+        model: String,
+        /// Variants (board sizes) to measure.
+        #[arg(long, value_delimiter = ',', default_value = "shogi,cannon-shosu")]
+        variants: Vec<String>,
+        /// Forward batch sizes.
+        #[arg(long, value_delimiter = ',', default_value = "1,16,64,256")]
+        batches: Vec<usize>,
+        /// Training batch size.
+        #[arg(long, default_value_t = 256)]
+        train_batch: usize,
+        /// Seconds to spend per measurement (at least 3 iterations are always run).
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+        /// cpu, cuda, cuda:N or auto.
+        #[arg(long, default_value = "auto")]
+        device: String,
+    },
 }
 
 /// Runs a benchmark.
@@ -35,7 +57,97 @@ pub fn run(what: BenchCommand) -> Result<()> {
             repeat,
             no_fsf,
         } => bench_perft(fsf, repeat.max(1), no_fsf),
+        BenchCommand::Nn {
+            model,
+            variants,
+            batches,
+            train_batch,
+            seconds,
+            device,
+        } => bench_nn(&model, &variants, &batches, train_batch, seconds, &device),
     }
+}
+
+/// Runs `f` repeatedly for about `seconds` (after one warm-up call); returns calls per second.
+fn rate(seconds: f64, mut f: impl FnMut()) -> f64 {
+    f();
+    let t = Instant::now();
+    let mut n = 0u32;
+    while n < 3 || t.elapsed().as_secs_f64() < seconds {
+        f();
+        n += 1;
+    }
+    n as f64 / t.elapsed().as_secs_f64()
+}
+
+fn bench_nn(
+    model_name: &str,
+    variants: &[String],
+    batches: &[usize],
+    train_batch: usize,
+    seconds: f64,
+    device: &str,
+) -> Result<()> {
+    use model::tch::{Device, Kind, Tensor};
+    let device = model::parse_device(device).map_err(anyhow::Error::msg)?;
+    let cfg = model::ModelConfig::load(model_name)?;
+    let threads = model::tch::get_num_threads();
+    println!(
+        "network {} on {:?} ({} intra-op threads)",
+        cfg.name, device, threads
+    );
+    for variant in variants {
+        let v = load_variant(variant)?;
+        let enc = selfplay::Encoder::new(v.clone());
+        let shape = model::shape_of(&enc);
+        let mut trainer =
+            model::Trainer::new(&cfg, shape, model::TrainConfig::default(), device, 1);
+        let dims = |b: usize| {
+            [
+                b as i64,
+                shape.planes as i64,
+                shape.ranks as i64,
+                shape.files as i64,
+            ]
+        };
+        println!(
+            "{} ({}x{}, {} planes, policy {})",
+            v.name,
+            shape.files,
+            shape.ranks,
+            shape.planes,
+            shape.policy_len()
+        );
+        for &b in batches {
+            let x = Tensor::rand(dims(b), (Kind::Float, device));
+            let r = rate(seconds, || {
+                model::tch::no_grad(|| {
+                    let (p, w) = trainer.net.forward_t(&x, false);
+                    // Wait for the device and bring results back, as the search would.
+                    let _ = (p.to_device(Device::Cpu), w.to_device(Device::Cpu));
+                })
+            });
+            println!("  forward batch {b:>4}: {:>10.0} evals/s", r * b as f64);
+        }
+        let batch = model::Batch {
+            inputs: Tensor::rand(dims(train_batch), (Kind::Float, device)),
+            policy: Tensor::rand(
+                [train_batch as i64, shape.policy_len() as i64],
+                (Kind::Float, device),
+            )
+            .softmax(-1, Kind::Float),
+            wdl: Tensor::rand([train_batch as i64, 3], (Kind::Float, device))
+                .softmax(-1, Kind::Float),
+        };
+        let r = rate(seconds, || {
+            trainer.train_step(&batch);
+        });
+        println!(
+            "  train batch {train_batch:>4}: {:>10.0} samples/s",
+            r * train_batch as f64
+        );
+    }
+    Ok(())
 }
 
 /// Best time of `repeat` runs of our perft, and the node count.

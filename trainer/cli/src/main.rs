@@ -2,6 +2,7 @@
 
 mod bench;
 mod netcmd;
+mod run;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -49,6 +50,37 @@ enum Command {
         /// Print the network encoding of this variant (input planes, policy layout) instead.
         #[arg(long, value_name = "VARIANT")]
         explain: Option<String>,
+    },
+    /// The main job: self-play -> train -> evaluate -> next generation, in runs/<name>/.
+    /// An existing run directory is resumed.
+    Run {
+        /// Run config (configs/runs/*.toml).
+        #[arg(long, default_value = "configs/runs/default.toml")]
+        config: PathBuf,
+        /// Directory holding the runs.
+        #[arg(long, default_value = "runs")]
+        runs_dir: PathBuf,
+        /// Only resume: fail if the run directory does not exist yet.
+        #[arg(long)]
+        resume: bool,
+    },
+    /// Self-play half of a run, as its own process (pair it with `trainer train`).
+    Selfplay {
+        /// Run directory (created by `trainer run` or `trainer train --config`).
+        #[arg(long)]
+        run: PathBuf,
+    },
+    /// Training half of a run, as its own process: waits for each generation's self-play games.
+    Train {
+        /// Run directory (resumed), or...
+        #[arg(long, conflicts_with = "config")]
+        run: Option<PathBuf>,
+        /// ...a run config to create it from.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Directory holding the runs (with --config).
+        #[arg(long, default_value = "runs")]
+        runs_dir: PathBuf,
     },
     /// Write a randomly initialised network (generation 0) for a variant.
     Init {
@@ -209,6 +241,22 @@ fn main() {
             Some(v) => load_variant(&v).map(|v| print!("{}", selfplay::Encoder::new(v).explain())),
             None => run_check(&paths, verbose),
         },
+        Command::Run {
+            config,
+            runs_dir,
+            resume,
+        } => run::Run::open(&config, &runs_dir, resume).and_then(|mut r| r.run_loop()),
+        Command::Selfplay { run } => run::Run::resume(&run).and_then(|mut r| r.selfplay_loop()),
+        Command::Train {
+            run,
+            config,
+            runs_dir,
+        } => match (run, config) {
+            (Some(dir), _) => run::Run::resume(&dir),
+            (None, Some(cfg)) => run::Run::open(&cfg, &runs_dir, false),
+            (None, None) => Err(anyhow::anyhow!("give --run DIR or --config FILE")),
+        }
+        .and_then(|mut r| r.train_loop()),
         Command::Init {
             variant,
             model,

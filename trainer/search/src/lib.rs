@@ -1,6 +1,17 @@
 //! Search: the [`Evaluator`] trait through which a network (or any other oracle) scores
 //! positions, and the tree search built on it.
+//!
+//! [`Search`] holds one game's tree and never calls a network itself: the driver asks it for a
+//! leaf ([`Search::select`]), evaluates the leaves of many games in one batch and hands each
+//! its evaluation ([`Search::expand`]). Two algorithms ([`Algorithm`]): AlphaZero PUCT and
+//! Gumbel AlphaZero, configured by [`SearchConfig`].
 
+mod config;
 mod evaluator;
+mod mcts;
+mod rng;
+mod tree;
 
+pub use config::{Algorithm, SearchConfig};
 pub use evaluator::{Evaluation, Evaluator, EvaluatorError, UniformEvaluator};
+pub use mcts::{sample_move, Search, SearchResult};

@@ -1,5 +1,16 @@
-//! Self-play side of the trainer, free of libtorch: position encoding for the network.
+//! Self-play side of the trainer, free of libtorch: position encoding for the network, games
+//! in lockstep (self-play and matches), sample shards, the replay window, and Elo.
 
+pub mod driver;
+pub mod elo;
 pub mod encoding;
+pub mod replay;
+pub mod samples;
 
+pub use driver::{play_games, Mode, PlayStats, SelfPlayConfig};
+pub use elo::{elo_estimate, EloEstimate};
 pub use encoding::{Encoder, EncodingSpec};
+pub use replay::ReplayWindow;
+pub use samples::{
+    list_shards, read_shard, write_shard, GameRecord, MoveTarget, SampleError, ShardHeader,
+};

@@ -1,0 +1,198 @@
+//! Search settings (`[search]` in the run config).
+
+use serde::{Deserialize, Serialize};
+
+/// Which tree search runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Algorithm {
+    /// AlphaZero PUCT: Dirichlet noise at the root, visit-count policy target.
+    Puct,
+    /// Gumbel AlphaZero (Danihelka et al. 2022): Gumbel-top-k root sampling, sequential halving,
+    /// completed-Q improved policy target. Strong at small budgets (8-64 simulations).
+    Gumbel,
+}
+
+/// Search settings. Every key has a default (see [`SearchConfig::default`]); unknown keys are
+/// rejected.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// PUCT or Gumbel.
+    pub algorithm: Algorithm,
+    /// Full search budget: visits added below the root per move (the evaluation of a fresh root
+    /// is not counted).
+    pub simulations: u32,
+    /// PUCT exploration constant at zero visits (AlphaZero `c_init`).
+    pub c_puct: f32,
+    /// Visit scale of the logarithmic growth of the exploration constant (AlphaZero `c_base`).
+    pub c_puct_base: f32,
+    /// Weight of the logarithmic growth: `c(N) = c_puct + c_puct_factor * ln((N + c_puct_base +
+    /// 1) / c_puct_base)`, N the parent's visits. 1.0 is AlphaZero's formula; 0 makes it constant.
+    pub c_puct_factor: f32,
+    /// First-play urgency (PUCT): an unvisited child's Q is the parent's Q minus
+    /// `fpu_reduction * sqrt(sum of the visited children's priors)`.
+    pub fpu_reduction: f32,
+    /// Dirichlet concentration summed over the legal moves: alpha = this / number of legal moves
+    /// (KataGo-style scaling). PUCT root only, when noise is on.
+    pub dirichlet_alpha_total: f32,
+    /// Weight of the Dirichlet noise in the root priors (PUCT, noise on).
+    pub dirichlet_fraction: f32,
+    /// Gumbel: actions sampled at the root by Gumbel-top-k (m).
+    pub gumbel_considered: u32,
+    /// Gumbel: `sigma(q) = (gumbel_c_visit + max_b N(b)) * gumbel_c_scale * q`, q in [0, 1].
+    pub gumbel_c_visit: f32,
+    /// Gumbel: scale of `sigma` (see `gumbel_c_visit`).
+    pub gumbel_c_scale: f32,
+    /// Keep the played move's subtree for the next search.
+    pub reuse_tree: bool,
+}
+
+impl Default for SearchConfig {
+    /// Gumbel with 32 simulations and m = 16, c_visit 50, c_scale 1 (the paper's values);
+    /// PUCT constants of AlphaZero (1.25, 19652, factor 1), FPU reduction 0.2, Dirichlet
+    /// alpha 10 / legal moves with weight 0.25 (KataGo); tree reuse on.
+    fn default() -> Self {
+        SearchConfig {
+            algorithm: Algorithm::Gumbel,
+            simulations: 32,
+            c_puct: 1.25,
+            c_puct_base: 19652.0,
+            c_puct_factor: 1.0,
+            fpu_reduction: 0.2,
+            dirichlet_alpha_total: 10.0,
+            dirichlet_fraction: 0.25,
+            gumbel_considered: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 1.0,
+            reuse_tree: true,
+        }
+    }
+}
+
+impl SearchConfig {
+    /// Checks the ranges; the message names the offending key (`search.<key>`).
+    pub fn validate(&self) -> Result<(), String> {
+        fn finite(key: &str, v: f32) -> Result<(), String> {
+            if v.is_finite() {
+                Ok(())
+            } else {
+                Err(format!("search.{key}: must be a finite number, got {v}"))
+            }
+        }
+        if self.simulations < 1 {
+            return Err("search.simulations: must be at least 1".into());
+        }
+        for (key, v) in [
+            ("c_puct", self.c_puct),
+            ("c_puct_base", self.c_puct_base),
+            ("c_puct_factor", self.c_puct_factor),
+            ("fpu_reduction", self.fpu_reduction),
+            ("dirichlet_alpha_total", self.dirichlet_alpha_total),
+            ("dirichlet_fraction", self.dirichlet_fraction),
+            ("gumbel_c_visit", self.gumbel_c_visit),
+            ("gumbel_c_scale", self.gumbel_c_scale),
+        ] {
+            finite(key, v)?;
+        }
+        if self.c_puct < 0.0 {
+            return Err(format!(
+                "search.c_puct: must be at least 0, got {}",
+                self.c_puct
+            ));
+        }
+        if self.c_puct_base <= 0.0 {
+            return Err(format!(
+                "search.c_puct_base: must be positive, got {}",
+                self.c_puct_base
+            ));
+        }
+        if self.c_puct_factor < 0.0 {
+            return Err(format!(
+                "search.c_puct_factor: must be at least 0, got {}",
+                self.c_puct_factor
+            ));
+        }
+        if self.dirichlet_alpha_total <= 0.0 {
+            return Err(format!(
+                "search.dirichlet_alpha_total: must be positive, got {}",
+                self.dirichlet_alpha_total
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.dirichlet_fraction) {
+            return Err(format!(
+                "search.dirichlet_fraction: must be in [0, 1], got {}",
+                self.dirichlet_fraction
+            ));
+        }
+        if self.gumbel_considered < 1 {
+            return Err("search.gumbel_considered: must be at least 1".into());
+        }
+        if self.gumbel_c_visit < 0.0 {
+            return Err(format!(
+                "search.gumbel_c_visit: must be at least 0, got {}",
+                self.gumbel_c_visit
+            ));
+        }
+        if self.gumbel_c_scale < 0.0 {
+            return Err(format!(
+                "search.gumbel_c_scale: must be at least 0, got {}",
+                self.gumbel_c_scale
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_valid_and_roundtrips() {
+        let c = SearchConfig::default();
+        c.validate().unwrap();
+        let text = toml::to_string(&c).unwrap();
+        assert!(text.contains("algorithm = \"gumbel\""), "{text}");
+        let back: SearchConfig = toml::from_str(&text).unwrap();
+        assert_eq!(back, c);
+    }
+
+    #[test]
+    fn partial_and_unknown_keys() {
+        let c: SearchConfig = toml::from_str("algorithm = \"puct\"\nsimulations = 400").unwrap();
+        assert_eq!(c.algorithm, Algorithm::Puct);
+        assert_eq!(c.simulations, 400);
+        assert_eq!(c.c_puct, 1.25);
+        assert!(toml::from_str::<SearchConfig>("simulation = 3").is_err());
+        assert!(toml::from_str::<SearchConfig>("algorithm = \"Puct\"").is_err());
+    }
+
+    #[test]
+    fn validate_names_the_key() {
+        let c = SearchConfig {
+            simulations: 0,
+            ..Default::default()
+        };
+        assert_eq!(
+            c.validate().unwrap_err(),
+            "search.simulations: must be at least 1"
+        );
+        let c = SearchConfig {
+            dirichlet_fraction: 1.5,
+            ..Default::default()
+        };
+        assert!(c
+            .validate()
+            .unwrap_err()
+            .starts_with("search.dirichlet_fraction:"));
+        let c = SearchConfig {
+            gumbel_c_scale: f32::NAN,
+            ..Default::default()
+        };
+        assert!(c
+            .validate()
+            .unwrap_err()
+            .starts_with("search.gumbel_c_scale:"));
+    }
+}

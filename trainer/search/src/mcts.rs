@@ -1,0 +1,767 @@
+//! One game's tree search, driven leaf by leaf so that many games can share network batches.
+//!
+//! Protocol (the self-play driver runs it over many games in lockstep):
+//!
+//! ```text
+//! search.start(simulations, noise);
+//! while !search.finished() {
+//!     if search.select() {                       // a leaf needs the network
+//!         let (logits, wdl) = net(search.leaf_position(), search.leaf_moves());
+//!         search.expand(&logits, wdl);
+//!     }                                          // else: a terminal leaf was scored by the
+//! }                                              // rules, or the budget is spent
+//! let result = search.result();
+//! search.play(result.best);
+//! ```
+
+use crate::config::{Algorithm, SearchConfig};
+use crate::rng::Rng;
+use crate::tree::{NodeState, Tree, NONE};
+use rules::{Move, Position};
+
+/// The outcome of a search: root statistics, the training target and the move to play.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The root's legal moves (its children), in move-generation order.
+    pub moves: Vec<Move>,
+    /// Visits of each child (including visits kept from a reused tree).
+    pub visits: Vec<u32>,
+    /// Training target over `moves`, summing to 1. PUCT: the visit distribution (the priors
+    /// when no child was visited, e.g. a single legal move). Gumbel: the completed-Q improved
+    /// policy `softmax(logits + sigma(completed_q))` (Danihelka et al. 2022), no Gumbel noise.
+    pub policy_target: Vec<f32>,
+    /// The move to play. PUCT: most visits (ties: higher prior). Gumbel: the sequential-halving
+    /// winner, argmax of `g + logits + sigma(q)` over the actions still in the halving.
+    pub best: Move,
+    /// Value of the root in [-1, 1] for the side to move there. PUCT: the mean backed-up
+    /// value. Gumbel: the improved policy's value `sum_a policy_target(a) * q(a)` (the mean
+    /// over visits would be dragged down by the visits sequential halving forces on weak
+    /// moves).
+    pub root_value: f32,
+    /// Win/draw/loss of the root for the side to move there, sums to 1. PUCT: the mean
+    /// backed-up WDL. Gumbel: `sum_a policy_target(a) * wdl(a)`, wdl(a) the child's mean WDL
+    /// (the root's mean WDL for an unvisited child).
+    pub root_wdl: [f32; 3],
+    /// Per child, the mean value in [-1, 1] from the root player's point of view. An unvisited
+    /// child gets the completed value: the root's mixed value approximation `v_mix` (Gumbel
+    /// MuZero), never NaN.
+    pub q: Vec<f32>,
+}
+
+/// One game's search tree and search state.
+///
+/// The root is always node 0 of the arena; `play` moves the root by copying the kept subtree
+/// into a second arena (then swapping), so memory stays proportional to the live tree and no
+/// buffer is reallocated once warm.
+pub struct Search {
+    /// Settings.
+    config: SearchConfig,
+    /// The game position at the root (with the game's history, for repetitions).
+    root_pos: Position,
+    /// Working position: `root_pos` plus the moves of `path_edges`.
+    pos: Position,
+    /// The arena (node 0 is the root).
+    tree: Tree,
+    /// Second arena, the target of the subtree copy in `play`.
+    spare: Tree,
+    /// `[<= nodes]` scratch stack (old node, new node) for the subtree copy.
+    copy_stack: Vec<(u32, u32)>,
+    /// Noise source.
+    rng: Rng,
+    /// Whether `start` was called since the last `play` / `new`.
+    started: bool,
+    /// Noise on for the current search.
+    noise: bool,
+    /// Simulations to add in the current search.
+    budget: u32,
+    /// Simulations completed in the current search (root expansion excluded).
+    done: u32,
+    /// Root-only state (noisy priors, Gumbel, halving) initialised for the current search.
+    root_ready: bool,
+    /// `[depth + 1]` nodes of the current path, root first.
+    path_nodes: Vec<u32>,
+    /// `[depth]` edges of the current path.
+    path_edges: Vec<u32>,
+    /// A leaf waits for `expand`.
+    pending: bool,
+    /// `[leaf legal moves]` the pending leaf's legal moves (also the move-generation buffer).
+    leaf_moves: Vec<Move>,
+    /// `[root edges]` priors used by PUCT at the root (Dirichlet-mixed when noise is on).
+    root_prior: Vec<f32>,
+    /// `[root edges]` Gumbel noise g(a) (zeros when noise is off).
+    gumbel: Vec<f32>,
+    /// `[<= gumbel_considered]` root edge offsets still in the sequential halving.
+    considered: Vec<u32>,
+    /// `[phase visits]` root edge offsets to visit in the current halving phase, in order.
+    queue: Vec<u32>,
+    /// Next entry of `queue`.
+    queue_pos: usize,
+    /// Halving phases started in the current search.
+    phase: u32,
+    /// `[edges of one node]` scratch for selection scores.
+    scratch: Vec<f32>,
+}
+
+/// Completed-Q parameters of an expanded node (Gumbel).
+#[derive(Clone, Copy, Debug)]
+struct Completion {
+    /// Mixed value approximation for unvisited children (node's point of view).
+    v_mix: f32,
+    /// `(c_visit + max_b N(b)) * c_scale`.
+    scale: f32,
+    /// Sum of the children's visits.
+    sum_n: u32,
+}
+
+impl Search {
+    /// A search over a fresh tree rooted at `root`; `seed` drives the noise.
+    pub fn new(config: SearchConfig, root: Position, seed: u64) -> Search {
+        let mut tree = Tree::default();
+        tree.add_node();
+        Search {
+            config,
+            pos: root.clone(),
+            root_pos: root,
+            tree,
+            spare: Tree::default(),
+            copy_stack: Vec::new(),
+            rng: Rng::new(seed),
+            started: false,
+            noise: false,
+            budget: 0,
+            done: 0,
+            root_ready: false,
+            path_nodes: Vec::with_capacity(64),
+            path_edges: Vec::with_capacity(64),
+            pending: false,
+            leaf_moves: Vec::with_capacity(256),
+            root_prior: Vec::new(),
+            gumbel: Vec::new(),
+            considered: Vec::new(),
+            queue: Vec::new(),
+            queue_pos: 0,
+            phase: 0,
+            scratch: Vec::with_capacity(256),
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// The position at the root.
+    pub fn root(&self) -> &Position {
+        &self.root_pos
+    }
+
+    /// Visits of the root node: its own evaluation plus every simulation through it, kept
+    /// ones from a reused tree included (0 for a fresh, unevaluated root).
+    pub fn root_visits(&self) -> u32 {
+        self.tree.visits[0]
+    }
+
+    /// Nodes in the tree (for memory statistics).
+    pub fn tree_size(&self) -> usize {
+        self.tree.num_nodes()
+    }
+
+    /// Starts a search of `simulations` visits from the current root (noise: Dirichlet at
+    /// the root for PUCT / Gumbel sampling for Gumbel; when false, Gumbel noise is zero and
+    /// no Dirichlet — for evaluation games). A fresh root's own evaluation is not counted in
+    /// `simulations`. Noise is drawn anew at every start, also on a reused root.
+    ///
+    /// Panics if the root position is terminal (the driver checks before searching).
+    pub fn start(&mut self, simulations: u32, noise: bool) {
+        self.abandon_leaf();
+        assert!(
+            self.root_pos.outcome().is_none(),
+            "Search::start: the root position is terminal"
+        );
+        self.started = true;
+        self.noise = noise;
+        self.budget = simulations;
+        self.done = 0;
+        self.root_ready = false;
+        if self.tree.state[0] == NodeState::Expanded {
+            self.init_root();
+        }
+    }
+
+    /// Descends to the next leaf. Returns true when the leaf needs a network evaluation (then
+    /// call [`leaf_position`](Self::leaf_position) / [`leaf_moves`](Self::leaf_moves) and
+    /// [`expand`](Self::expand)); returns false when the simulation completed without the
+    /// network (terminal leaf scored by the rules via `Position::outcome()`, or the budget is
+    /// exhausted — check [`finished`](Self::finished) and call again if not finished).
+    /// Called again while a leaf is pending, it returns true for the same leaf.
+    pub fn select(&mut self) -> bool {
+        if self.pending {
+            return true;
+        }
+        if self.finished() {
+            return false;
+        }
+        self.path_nodes.clear();
+        self.path_edges.clear();
+        self.path_nodes.push(0);
+        if self.tree.state[0] != NodeState::Expanded {
+            // A fresh root: evaluate it first.
+            self.pos.generate_legal(&mut self.leaf_moves);
+            self.pending = true;
+            return true;
+        }
+        let mut node = 0u32;
+        loop {
+            let e = if node == 0 {
+                self.select_root_edge()
+            } else {
+                self.select_interior_edge(node)
+            };
+            self.path_edges.push(e as u32);
+            self.pos.make_move(self.tree.mv[e]);
+            let mut child = self.tree.child[e];
+            let fresh = child == NONE;
+            if fresh {
+                child = self.tree.add_node();
+                self.tree.child[e] = child;
+            }
+            self.path_nodes.push(child);
+            match self.tree.state[child as usize] {
+                NodeState::Expanded => node = child,
+                NodeState::Terminal => {
+                    let v = self.tree.raw_value[child as usize];
+                    self.backup(v, terminal_wdl(v));
+                    self.unwind();
+                    return false;
+                }
+                NodeState::Unexpanded => {
+                    self.pos.generate_legal(&mut self.leaf_moves);
+                    if fresh && self.maybe_terminal() {
+                        if let Some(o) = self.pos.outcome() {
+                            let v = o.score_for(self.pos.side_to_move()) as f32;
+                            let c = child as usize;
+                            self.tree.state[c] = NodeState::Terminal;
+                            self.tree.raw_value[c] = v;
+                            self.backup(v, terminal_wdl(v));
+                            self.unwind();
+                            return false;
+                        }
+                    }
+                    self.pending = true;
+                    return true;
+                }
+            }
+        }
+    }
+
+    /// The position to encode for the pending leaf (the root while no leaf is pending).
+    pub fn leaf_position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// The pending leaf's legal moves, in the order [`expand`](Self::expand) expects logits.
+    pub fn leaf_moves(&self) -> &[Move] {
+        &self.leaf_moves
+    }
+
+    /// Expands the pending leaf and backs its value up. `logits[i]` is the policy logit of
+    /// `leaf_moves()[i]`; `wdl` is win/draw/loss for the side to move at the leaf.
+    ///
+    /// Panics without a pending leaf or when `logits` and `leaf_moves()` differ in length.
+    pub fn expand(&mut self, logits: &[f32], wdl: [f32; 3]) {
+        assert!(self.pending, "Search::expand: no leaf is pending");
+        assert_eq!(
+            logits.len(),
+            self.leaf_moves.len(),
+            "Search::expand: one logit per leaf move"
+        );
+        let leaf = *self.path_nodes.last().expect("path has the leaf");
+        let value = wdl[0] - wdl[2];
+        self.tree.expand(leaf, &self.leaf_moves, logits, value);
+        self.backup(value, wdl);
+        self.unwind();
+        self.pending = false;
+        if leaf == 0 && self.started {
+            self.init_root();
+        }
+    }
+
+    /// Whether the started budget is spent (also true before the first `start` after `new` or
+    /// `play`, and as soon as the root turns out to have a single legal move).
+    pub fn finished(&self) -> bool {
+        if !self.started {
+            return true;
+        }
+        self.root_ready && (self.done >= self.budget || self.tree.num_edges[0] <= 1)
+    }
+
+    /// The root statistics, training target and chosen move.
+    ///
+    /// Panics if the root has not been evaluated.
+    pub fn result(&self) -> SearchResult {
+        assert!(
+            self.tree.state[0] == NodeState::Expanded,
+            "Search::result: the root has not been evaluated"
+        );
+        let t = &self.tree;
+        let range = t.edges(0);
+        let first = range.start;
+        let comp = self.completion(0);
+        let moves = t.mv[range.clone()].to_vec();
+        let visits = t.edge_visits[range.clone()].to_vec();
+        let q: Vec<f32> = range
+            .clone()
+            .map(|e| completed_q(t, e, comp.v_mix))
+            .collect();
+        let n = t.visits[0].max(1) as f32;
+        let w = t.wdl_sum[0];
+        let mean_wdl = [w[0] / n, w[1] / n, w[2] / n];
+        let mean_value = t.value_sum[0] / n;
+        match self.config.algorithm {
+            Algorithm::Puct => {
+                let sum: u64 = visits.iter().map(|&v| v as u64).sum();
+                let policy_target: Vec<f32> = if sum == 0 {
+                    t.prior[range.clone()].to_vec()
+                } else {
+                    visits.iter().map(|&v| v as f32 / sum as f32).collect()
+                };
+                let best = range
+                    .clone()
+                    .max_by(|&a, &b| {
+                        (t.edge_visits[a], t.prior[a])
+                            .partial_cmp(&(t.edge_visits[b], t.prior[b]))
+                            .unwrap_or(std::cmp::Ordering::Equal)
+                            .then(b.cmp(&a))
+                    })
+                    .expect("root has moves");
+                SearchResult {
+                    moves,
+                    visits,
+                    policy_target,
+                    best: t.mv[best],
+                    root_value: mean_value,
+                    root_wdl: mean_wdl,
+                    q,
+                }
+            }
+            Algorithm::Gumbel => {
+                let z: Vec<f32> = range
+                    .clone()
+                    .zip(&q)
+                    .map(|(e, &q)| t.log_prior[e] + sigma(comp.scale, q))
+                    .collect();
+                let max = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let mut pi: Vec<f32> = z.iter().map(|&x| (x - max).exp()).collect();
+                let s: f32 = pi.iter().sum();
+                pi.iter_mut().for_each(|x| *x /= s);
+                // The improved policy's value: sum pi'(a) q(a), WDL likewise (an unvisited
+                // child counts with the root's mean WDL).
+                let mut root_value = 0.0f32;
+                let mut root_wdl = [0.0f32; 3];
+                for ((e, &p), &qa) in range.clone().zip(&pi).zip(&q) {
+                    root_value += p * qa;
+                    let c = t.child[e];
+                    let cw = if t.edge_visits[e] > 0 && c != NONE {
+                        let cw = t.wdl_sum[c as usize];
+                        let cn = t.visits[c as usize] as f32;
+                        [cw[2] / cn, cw[1] / cn, cw[0] / cn]
+                    } else {
+                        mean_wdl
+                    };
+                    for k in 0..3 {
+                        root_wdl[k] += p * cw[k];
+                    }
+                }
+                let mut best = usize::MAX;
+                let mut best_score = f32::NEG_INFINITY;
+                let mut consider = |a: usize| {
+                    let s = self.gumbel.get(a).copied().unwrap_or(0.0) + z[a];
+                    if best == usize::MAX || s > best_score {
+                        best = a;
+                        best_score = s;
+                    }
+                };
+                if self.root_ready && !self.considered.is_empty() {
+                    self.considered.iter().for_each(|&a| consider(a as usize));
+                } else {
+                    (0..moves.len()).for_each(&mut consider);
+                }
+                SearchResult {
+                    best: t.mv[first + best],
+                    moves,
+                    visits,
+                    policy_target: pi,
+                    root_value,
+                    root_wdl,
+                    q,
+                }
+            }
+        }
+    }
+
+    /// Plays `mv` (a legal move) at the root; keeps the subtree when `reuse_tree` (else a fresh
+    /// tree). The next search needs a new `start`.
+    pub fn play(&mut self, mv: Move) {
+        self.abandon_leaf();
+        debug_assert!(
+            self.root_pos.is_legal(mv),
+            "Search::play: illegal move {mv:?}"
+        );
+        let kept = if self.config.reuse_tree && self.tree.state[0] == NodeState::Expanded {
+            self.tree
+                .edges(0)
+                .find(|&e| self.tree.mv[e] == mv)
+                .map(|e| self.tree.child[e])
+                .filter(|&c| c != NONE)
+        } else {
+            None
+        };
+        match kept {
+            Some(c) => {
+                self.spare.copy_subtree(&self.tree, c, &mut self.copy_stack);
+                std::mem::swap(&mut self.tree, &mut self.spare);
+                self.spare.clear();
+            }
+            None => {
+                self.tree.clear();
+                self.tree.add_node();
+            }
+        }
+        self.root_pos.make_move(mv);
+        self.pos.make_move(mv);
+        self.started = false;
+        self.root_ready = false;
+        self.considered.clear();
+        self.gumbel.clear();
+        self.queue.clear();
+        self.queue_pos = 0;
+    }
+
+    // ---- internals ----
+
+    /// Drops a pending leaf (the node stays unexpanded and is evaluated when reached again).
+    fn abandon_leaf(&mut self) {
+        if self.pending {
+            self.unwind();
+            self.pending = false;
+        }
+    }
+
+    /// Takes back the path's moves and counts the simulation.
+    fn unwind(&mut self) {
+        for _ in 0..self.path_edges.len() {
+            self.pos.unmake_move();
+        }
+        if !self.path_edges.is_empty() {
+            self.done += 1;
+        }
+        self.path_edges.clear();
+    }
+
+    /// A necessary condition for `Position::outcome()` to report a result, checked with
+    /// `leaf_moves` already generated (outcome() regenerates moves and allocates, so it is
+    /// called only when this holds): no legal move, a repetition count at the variant's
+    /// threshold, or the ply limit reached.
+    fn maybe_terminal(&self) -> bool {
+        let v = self.pos.variant();
+        self.leaf_moves.is_empty()
+            || (v.repetition > 0 && self.pos.repetition_count() >= v.repetition as usize)
+            || (v.max_plies > 0 && self.pos.ply() >= v.max_plies as usize)
+    }
+
+    /// Adds `value`/`wdl` (side to move at the leaf) along the path, flipping at every ply.
+    fn backup(&mut self, value: f32, wdl: [f32; 3]) {
+        let t = &mut self.tree;
+        let mut v = value;
+        let mut w = wdl;
+        for i in (0..self.path_nodes.len()).rev() {
+            let n = self.path_nodes[i] as usize;
+            t.visits[n] += 1;
+            t.value_sum[n] += v;
+            let s = &mut t.wdl_sum[n];
+            s[0] += w[0];
+            s[1] += w[1];
+            s[2] += w[2];
+            if i > 0 {
+                let e = self.path_edges[i - 1] as usize;
+                t.edge_visits[e] += 1;
+                t.edge_value_sum[e] -= v;
+            }
+            v = -v;
+            w = [w[2], w[1], w[0]];
+        }
+    }
+
+    /// Root state for the current search: noisy priors (PUCT) or Gumbel sampling (Gumbel).
+    fn init_root(&mut self) {
+        let range = self.tree.edges(0);
+        let n = range.len();
+        match self.config.algorithm {
+            Algorithm::Puct => {
+                self.root_prior.clear();
+                self.root_prior
+                    .extend_from_slice(&self.tree.prior[range.clone()]);
+                if self.noise && n > 1 && self.config.dirichlet_fraction > 0.0 {
+                    let alpha = self.config.dirichlet_alpha_total as f64 / n as f64;
+                    let f = self.config.dirichlet_fraction;
+                    self.scratch.clear();
+                    self.scratch.resize(n, 0.0);
+                    self.rng.dirichlet(alpha, &mut self.scratch);
+                    for (p, &d) in self.root_prior.iter_mut().zip(&self.scratch) {
+                        *p = (1.0 - f) * *p + f * d;
+                    }
+                }
+            }
+            Algorithm::Gumbel => {
+                self.gumbel.clear();
+                for _ in 0..n {
+                    let g = if self.noise { self.rng.gumbel() } else { 0.0 };
+                    self.gumbel.push(g);
+                }
+                let m = (self.config.gumbel_considered as usize)
+                    .min(n)
+                    .min(self.budget.max(1) as usize);
+                // Gumbel-top-k: the m largest g + logits (stable: ties keep move order).
+                self.considered.clear();
+                self.considered.extend(0..n as u32);
+                let (g, lp) = (&self.gumbel, &self.tree.log_prior[range.clone()]);
+                self.considered.sort_by(|&a, &b| {
+                    let sa = g[a as usize] + lp[a as usize];
+                    let sb = g[b as usize] + lp[b as usize];
+                    sb.total_cmp(&sa)
+                });
+                self.considered.truncate(m);
+                self.queue.clear();
+                self.queue_pos = 0;
+                self.phase = 0;
+            }
+        }
+        self.root_ready = true;
+    }
+
+    /// Completed-Q parameters of an expanded node.
+    #[inline]
+    fn completion(&self, node: u32) -> Completion {
+        let t = &self.tree;
+        let mut sum_n = 0u32;
+        let mut max_n = 0u32;
+        let mut prior_sum = 0.0f32;
+        let mut weighted_q = 0.0f32;
+        for e in t.edges(node) {
+            let n = t.edge_visits[e];
+            if n > 0 {
+                sum_n += n;
+                max_n = max_n.max(n);
+                prior_sum += t.prior[e];
+                weighted_q += t.prior[e] * t.edge_value_sum[e] / n as f32;
+            }
+        }
+        let raw = t.raw_value[node as usize];
+        let v_mix = if sum_n == 0 || prior_sum <= 0.0 {
+            raw
+        } else {
+            (raw + sum_n as f32 * (weighted_q / prior_sum)) / (1.0 + sum_n as f32)
+        };
+        Completion {
+            v_mix,
+            scale: (self.config.gumbel_c_visit + max_n as f32) * self.config.gumbel_c_scale,
+            sum_n,
+        }
+    }
+
+    fn select_root_edge(&mut self) -> usize {
+        match self.config.algorithm {
+            Algorithm::Puct => self.puct_select(0, true),
+            Algorithm::Gumbel => {
+                if self.queue_pos >= self.queue.len() {
+                    self.next_phase();
+                }
+                let a = self.queue[self.queue_pos];
+                self.queue_pos += 1;
+                self.tree.first_edge[0] as usize + a as usize
+            }
+        }
+    }
+
+    fn select_interior_edge(&mut self, node: u32) -> usize {
+        match self.config.algorithm {
+            Algorithm::Puct => self.puct_select(node, false),
+            Algorithm::Gumbel => self.gumbel_interior_select(node),
+        }
+    }
+
+    /// argmax Q + c(N) P sqrt(N) / (1 + N(a)), unvisited children at the FPU value.
+    fn puct_select(&self, node: u32, root: bool) -> usize {
+        let t = &self.tree;
+        let c = &self.config;
+        let range = t.edges(node);
+        let first = range.start;
+        let priors: &[f32] = if root {
+            &self.root_prior
+        } else {
+            &t.prior[range.clone()]
+        };
+        let n_parent = t.visits[node as usize].max(1) as f32;
+        let c_n =
+            c.c_puct + c.c_puct_factor * ((n_parent + c.c_puct_base + 1.0) / c.c_puct_base).ln();
+        let cs = c_n * n_parent.sqrt();
+        let parent_q = t.value_sum[node as usize] / n_parent;
+        let mut visited_prior = 0.0f32;
+        for (i, e) in range.clone().enumerate() {
+            if t.edge_visits[e] > 0 {
+                visited_prior += priors[i];
+            }
+        }
+        let fpu = parent_q - c.fpu_reduction * visited_prior.sqrt();
+        let mut best = first;
+        let mut best_score = f32::NEG_INFINITY;
+        for (i, e) in range.enumerate() {
+            let n = t.edge_visits[e];
+            let q = if n > 0 {
+                t.edge_value_sum[e] / n as f32
+            } else {
+                fpu
+            };
+            let s = q + cs * priors[i] / (1 + n) as f32;
+            if s > best_score {
+                best_score = s;
+                best = e;
+            }
+        }
+        best
+    }
+
+    /// Gumbel MuZero interior selection: argmax pi'(a) - N(a) / (1 + sum N),
+    /// pi' = softmax(logits + sigma(completed Q)).
+    fn gumbel_interior_select(&mut self, node: u32) -> usize {
+        let comp = self.completion(node);
+        let t = &self.tree;
+        let range = t.edges(node);
+        let first = range.start;
+        self.scratch.clear();
+        let mut max = f32::NEG_INFINITY;
+        for e in range {
+            let z = t.log_prior[e] + sigma(comp.scale, completed_q(t, e, comp.v_mix));
+            max = max.max(z);
+            self.scratch.push(z);
+        }
+        let mut sum = 0.0f32;
+        for z in self.scratch.iter_mut() {
+            *z = (*z - max).exp();
+            sum += *z;
+        }
+        let inv_sum = 1.0 / sum;
+        let inv_n = 1.0 / (1.0 + comp.sum_n as f32);
+        let mut best = 0usize;
+        let mut best_score = f32::NEG_INFINITY;
+        for (i, &p) in self.scratch.iter().enumerate() {
+            let s = p * inv_sum - t.edge_visits[first + i] as f32 * inv_n;
+            if s > best_score {
+                best_score = s;
+                best = i;
+            }
+        }
+        first + best
+    }
+
+    /// Starts the next sequential-halving phase: halves the considered actions (after the
+    /// first phase) by g + logits + sigma(q) and queues this phase's visits, the phase's
+    /// share of the remaining budget split evenly (at least one visit each).
+    fn next_phase(&mut self) {
+        let remaining = (self.budget - self.done) as usize;
+        let comp = self.completion(0);
+        let first = self.tree.first_edge[0] as usize;
+        let n = self.tree.num_edges[0] as usize;
+        self.scratch.clear();
+        for a in 0..n {
+            let e = first + a;
+            let q = completed_q(&self.tree, e, comp.v_mix);
+            self.scratch
+                .push(self.gumbel[a] + self.tree.log_prior[e] + sigma(comp.scale, q));
+        }
+        let scores = &self.scratch;
+        self.considered
+            .sort_by(|&a, &b| scores[b as usize].total_cmp(&scores[a as usize]));
+        if self.phase > 0 && self.considered.len() > 1 {
+            let keep = self.considered.len().div_ceil(2);
+            self.considered.truncate(keep);
+        }
+        let r = self.considered.len();
+        self.queue.clear();
+        self.queue_pos = 0;
+        if r == 1 {
+            self.queue.resize(remaining, self.considered[0]);
+        } else {
+            let phases_left = r.next_power_of_two().trailing_zeros() as usize;
+            let per_action = (remaining / phases_left / r).max(1);
+            for _ in 0..per_action {
+                self.queue.extend_from_slice(&self.considered);
+            }
+            self.queue.truncate(remaining);
+        }
+        self.phase += 1;
+    }
+}
+
+/// Completed Q of edge `e` from its parent's point of view: the mean value when visited,
+/// else `v_mix`.
+#[inline]
+fn completed_q(t: &Tree, e: usize, v_mix: f32) -> f32 {
+    let n = t.edge_visits[e];
+    if n > 0 {
+        t.edge_value_sum[e] / n as f32
+    } else {
+        v_mix
+    }
+}
+
+/// sigma(q) = (c_visit + max N) * c_scale * q01 with q mapped from [-1, 1] to [0, 1]. The
+/// value range is known, so no min-max rescaling over the tree.
+#[inline]
+fn sigma(scale: f32, q: f32) -> f32 {
+    scale * 0.5 * (q + 1.0)
+}
+
+fn terminal_wdl(v: f32) -> [f32; 3] {
+    if v > 0.0 {
+        [1.0, 0.0, 0.0]
+    } else if v < 0.0 {
+        [0.0, 0.0, 1.0]
+    } else {
+        [0.0, 1.0, 0.0]
+    }
+}
+
+/// Picks a move from a search result with a temperature, for PUCT self-play openings:
+/// probability proportional to `visits^(1 / temperature)`; `rng_u01` is a uniform number in
+/// [0, 1). Temperature 0 (or no visits at all) gives `result.best`.
+pub fn sample_move(result: &SearchResult, temperature: f32, rng_u01: f32) -> Move {
+    let vmax = result.visits.iter().copied().max().unwrap_or(0);
+    if temperature <= 0.0 || vmax == 0 {
+        return result.best;
+    }
+    let inv_t = 1.0 / temperature as f64;
+    let vmax = vmax as f64;
+    let weight = |v: u32| {
+        if v == 0 {
+            0.0
+        } else {
+            ((v as f64 / vmax).ln() * inv_t).exp()
+        }
+    };
+    let total: f64 = result.visits.iter().map(|&v| weight(v)).sum();
+    let target = (rng_u01 as f64).clamp(0.0, 1.0) * total;
+    let mut cum = 0.0;
+    let mut last = result.best;
+    for (&m, &v) in result.moves.iter().zip(&result.visits) {
+        let w = weight(v);
+        if w > 0.0 {
+            cum += w;
+            last = m;
+            if target < cum {
+                return m;
+            }
+        }
+    }
+    last
+}

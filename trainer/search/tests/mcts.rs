@@ -1,0 +1,425 @@
+//! Search behaviour on small minishogi positions, driven through the public select/expand
+//! protocol exactly as the self-play driver drives it.
+
+use rules::{Color, EndReason, Move, Position, Variant};
+use search::{sample_move, Algorithm, Search, SearchConfig, SearchResult};
+use std::sync::Arc;
+
+fn minishogi() -> Arc<Variant> {
+    Arc::new(Variant::builtin("minishogi").unwrap())
+}
+
+fn pos(sfen: &str) -> Position {
+    Position::from_sfen(&minishogi(), sfen).unwrap()
+}
+
+fn config(algorithm: Algorithm, simulations: u32) -> SearchConfig {
+    SearchConfig {
+        algorithm,
+        simulations,
+        ..Default::default()
+    }
+}
+
+/// All-zero logits and an even WDL.
+fn uniform(_: &Position, moves: &[Move]) -> (Vec<f32>, [f32; 3]) {
+    (vec![0.0; moves.len()], [1.0 / 3.0; 3])
+}
+
+/// Material count (hands included) squashed into a WDL for the side to move.
+fn material(p: &Position, moves: &[Move]) -> (Vec<f32>, [f32; 3]) {
+    let v = p.variant();
+    let worth = |kind: u8| -> f32 {
+        let k = &v.kinds[kind as usize];
+        let base = match k.letter {
+            'P' => 1.0,
+            'S' => 5.0,
+            'G' => 6.0,
+            'B' => 8.0,
+            'R' => 10.0,
+            _ => 0.0,
+        };
+        if k.promoted {
+            base + 2.0
+        } else {
+            base
+        }
+    };
+    let us = p.side_to_move();
+    let mut diff = 0.0f32;
+    for sq in 0..v.num_squares() {
+        let pc = p.piece_at(sq);
+        if !pc.is_empty() {
+            let w = worth(pc.kind());
+            diff += if pc.color() == us { w } else { -w };
+        }
+    }
+    for &k in &v.hand_kinds {
+        diff += worth(k) * (p.hand_count(us, k) as f32 - p.hand_count(us.flip(), k) as f32);
+    }
+    let value = (diff / 10.0).tanh();
+    let draw = 0.2;
+    let win = (1.0 - draw) * (1.0 + value) / 2.0;
+    (vec![0.0; moves.len()], [win, draw, 1.0 - draw - win])
+}
+
+type Eval = fn(&Position, &[Move]) -> (Vec<f32>, [f32; 3]);
+
+/// Runs one full search through the protocol; returns the result and the evaluations used.
+fn run(search: &mut Search, simulations: u32, noise: bool, eval: Eval) -> (SearchResult, u32) {
+    search.start(simulations, noise);
+    let mut evals = 0;
+    let mut steps = 0;
+    while !search.finished() {
+        if search.select() {
+            let (logits, wdl) = eval(search.leaf_position(), search.leaf_moves());
+            search.expand(&logits, wdl);
+            evals += 1;
+        }
+        steps += 1;
+        assert!(steps < 1_000_000, "search does not finish");
+    }
+    assert!(!search.select(), "select after finished");
+    (search.result(), evals)
+}
+
+/// Whether `mv` ends the game at once in the mover's favour (minishogi: checkmate, or
+/// stalemate, which loses for the stalemated side).
+fn is_mate(p: &Position, mv: Move) -> bool {
+    let mut q = p.clone();
+    q.make_move(mv);
+    matches!(q.outcome(), Some(o) if o.winner == Some(p.side_to_move()))
+}
+
+fn is_checkmate(p: &Position, mv: Move) -> bool {
+    let mut q = p.clone();
+    q.make_move(mv);
+    matches!(q.outcome(), Some(o) if o.reason == EndReason::Checkmate)
+}
+
+fn check_result(r: &SearchResult) {
+    assert_eq!(r.moves.len(), r.visits.len());
+    assert_eq!(r.moves.len(), r.policy_target.len());
+    assert_eq!(r.moves.len(), r.q.len());
+    assert!(r.moves.contains(&r.best));
+    let s: f32 = r.policy_target.iter().sum();
+    assert!((s - 1.0).abs() < 1e-4, "policy target sums to {s}");
+    assert!(r.policy_target.iter().all(|p| p.is_finite() && *p >= 0.0));
+    assert!(r.q.iter().all(|q| q.is_finite() && q.abs() <= 1.0 + 1e-5));
+    let w: f32 = r.root_wdl.iter().sum();
+    assert!((w - 1.0).abs() < 1e-3, "root wdl sums to {w}");
+    assert!(r.root_value.abs() <= 1.0 + 1e-5);
+}
+
+/// Sente to move: G*4b and G*5b mate the gote king in the corner (G*3a and G*3b stalemate it,
+/// which also wins).
+const MATE_IN_1: &str = "k4/5/1G3/5/4K b G 1";
+/// Sente's silver on 3d takes a loose rook on 3c.
+const FREE_ROOK: &str = "k4/5/2r2/2S2/4K b - 1";
+const START: &str = "rbsgk/4p/5/P4/KGSBR b - 1";
+
+#[test]
+fn mate_in_one_position_is_what_it_claims() {
+    let p = pos(MATE_IN_1);
+    let moves = p.legal_moves();
+    let wins: Vec<_> = moves.iter().filter(|&&m| is_mate(&p, m)).collect();
+    // G*4b and G*5b mate; G*3a and G*3b stalemate, a loss for gote as well.
+    assert_eq!(wins.len(), 4);
+    assert_eq!(moves.iter().filter(|&&m| is_checkmate(&p, m)).count(), 2);
+    assert_eq!(moves.len(), 31);
+}
+
+#[test]
+fn puct_finds_mate_in_one() {
+    let p = pos(MATE_IN_1);
+    let mut s = Search::new(config(Algorithm::Puct, 400), p.clone(), 1);
+    let (r, _) = run(&mut s, 400, false, uniform);
+    check_result(&r);
+    assert!(is_mate(&p, r.best), "best {:?}", r.best);
+    assert!(r.root_value > 0.8, "root value {}", r.root_value);
+    assert!(r.root_wdl[0] > 0.8, "root wdl {:?}", r.root_wdl);
+    let i = r.moves.iter().position(|&m| m == r.best).unwrap();
+    assert!((r.q[i] - 1.0).abs() < 1e-6);
+}
+
+#[test]
+fn gumbel_finds_mate_in_one() {
+    let p = pos(MATE_IN_1);
+    for noise in [false, true] {
+        let c = SearchConfig {
+            gumbel_considered: 64,
+            ..config(Algorithm::Gumbel, 200)
+        };
+        let mut s = Search::new(c, p.clone(), 2);
+        let (r, _) = run(&mut s, 200, noise, uniform);
+        check_result(&r);
+        assert!(is_mate(&p, r.best), "noise {noise}: best {:?}", r.best);
+        assert!(r.root_value > 0.9, "root value {}", r.root_value);
+        assert!(r.root_wdl[0] > 0.9, "root wdl {:?}", r.root_wdl);
+        // The improved policy concentrates on mating moves.
+        let mass: f32 = r
+            .moves
+            .iter()
+            .zip(&r.policy_target)
+            .filter(|(&m, _)| is_mate(&p, m))
+            .map(|(_, &pt)| pt)
+            .sum();
+        assert!(mass > 0.9, "mass on mates {mass}");
+    }
+}
+
+#[test]
+fn material_search_takes_the_free_rook() {
+    let p = pos(FREE_ROOK);
+    let capture = p
+        .legal_moves()
+        .into_iter()
+        .find(|m| !p.piece_at(m.to()).is_empty() && m.from().is_some())
+        .expect("a capture");
+    assert_eq!(p.piece_at(capture.to()).color(), Color::Gote);
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let mut s = Search::new(config(algorithm, 64), p.clone(), 3);
+        let (r, _) = run(&mut s, 64, false, material);
+        check_result(&r);
+        assert_eq!(r.best, capture, "{algorithm:?}");
+        assert!(r.root_value > 0.3, "{algorithm:?}: {}", r.root_value);
+    }
+}
+
+#[test]
+fn visits_and_evaluations_add_up() {
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        for sims in [1u32, 2, 3, 7, 16, 32, 100] {
+            let mut s = Search::new(config(algorithm, sims), pos(START), 4);
+            let (r, evals) = run(&mut s, sims, true, uniform);
+            check_result(&r);
+            let total: u32 = r.visits.iter().sum();
+            assert_eq!(total, sims, "{algorithm:?} {sims}");
+            assert_eq!(s.root_visits(), sims + 1);
+            // The fresh root costs one evaluation; terminal leaves cost none.
+            assert!(evals <= sims + 1 && evals >= 1);
+        }
+    }
+}
+
+#[test]
+fn gumbel_sequential_halving_spreads_then_focuses() {
+    // 16 considered actions, 64 simulations, no noise: phases of 16, 8, 4, 2 actions.
+    let c = SearchConfig {
+        gumbel_considered: 16,
+        ..config(Algorithm::Gumbel, 64)
+    };
+    let p = pos(MATE_IN_1);
+    let n = p.legal_moves().len();
+    assert!(n >= 16);
+    let mut s = Search::new(c, p, 5);
+    let (r, _) = run(&mut s, 64, false, material);
+    let visited = r.visits.iter().filter(|&&v| v > 0).count();
+    assert_eq!(visited, 16);
+    let best = r.moves.iter().position(|&m| m == r.best).unwrap();
+    assert_eq!(r.visits[best], *r.visits.iter().max().unwrap());
+}
+
+#[test]
+fn policy_target_sums_to_one() {
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        for sfen in [START, MATE_IN_1, FREE_ROOK] {
+            let mut s = Search::new(config(algorithm, 24), pos(sfen), 6);
+            let (r, _) = run(&mut s, 24, true, material);
+            check_result(&r);
+        }
+    }
+}
+
+#[test]
+fn tree_reuse_keeps_the_child_statistics() {
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let mut s = Search::new(config(algorithm, 64), pos(START), 7);
+        let mut fresh = Search::new(
+            SearchConfig {
+                reuse_tree: false,
+                ..config(algorithm, 64)
+            },
+            pos(START),
+            7,
+        );
+        let (r, _) = run(&mut s, 64, true, material);
+        let (rf, _) = run(&mut fresh, 64, true, material);
+        assert_eq!(r, rf);
+        let i = r.moves.iter().position(|&m| m == r.best).unwrap();
+        let kept = r.visits[i];
+        assert!(kept > 1);
+        s.play(r.best);
+        fresh.play(r.best);
+        assert_eq!(s.root_visits(), kept, "{algorithm:?}");
+        assert_eq!(fresh.root_visits(), 0);
+        assert!(s.tree_size() as u32 >= kept);
+        assert_eq!(s.root().to_sfen(), fresh.root().to_sfen());
+        // The next search adds its budget on top of the kept visits.
+        let (r2, evals) = run(&mut s, 32, true, material);
+        check_result(&r2);
+        assert_eq!(s.root_visits(), kept + 32);
+        assert!(evals <= 32);
+        assert_eq!(r2.visits.iter().sum::<u32>(), kept - 1 + 32);
+    }
+}
+
+#[test]
+fn noise_depends_on_the_seed_only() {
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let go = |seed: u64, noise: bool| {
+            let mut s = Search::new(config(algorithm, 48), pos(START), seed);
+            let (r, _) = run(&mut s, 48, noise, uniform);
+            r
+        };
+        assert_eq!(go(11, true), go(11, true), "{algorithm:?}");
+        assert_ne!(go(11, true).visits, go(12, true).visits, "{algorithm:?}");
+        // Without noise the seed does not matter.
+        assert_eq!(go(11, false), go(12, false), "{algorithm:?}");
+    }
+}
+
+#[test]
+fn single_legal_move_finishes_at_once() {
+    // The sente king on 5e is boxed in by the loose rook on 4d: taking it is the only move.
+    let p = pos("4k/5/5/1r3/K4 b - 1");
+    let moves = p.legal_moves();
+    assert_eq!(moves.len(), 1);
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let mut s = Search::new(config(algorithm, 32), p.clone(), 8);
+        let (r, evals) = run(&mut s, 32, true, uniform);
+        assert_eq!(evals, 1);
+        assert_eq!(r.best, moves[0]);
+        assert_eq!(r.policy_target, vec![1.0]);
+    }
+}
+
+#[test]
+#[should_panic(expected = "terminal")]
+fn start_on_a_terminal_root_panics() {
+    let mut p = pos(MATE_IN_1);
+    let mate = p
+        .legal_moves()
+        .into_iter()
+        .find(|&m| is_mate(&p, m))
+        .unwrap();
+    p.make_move(mate);
+    let mut s = Search::new(SearchConfig::default(), p, 0);
+    s.start(8, false);
+}
+
+#[test]
+fn sample_move_with_temperature() {
+    let mut s = Search::new(config(Algorithm::Puct, 64), pos(START), 9);
+    let (r, _) = run(&mut s, 64, true, uniform);
+    assert_eq!(sample_move(&r, 0.0, 0.7), r.best);
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..100 {
+        let m = sample_move(&r, 1.0, i as f32 / 100.0);
+        let k = r.moves.iter().position(|&x| x == m).unwrap();
+        assert!(r.visits[k] > 0);
+        seen.insert(m);
+    }
+    assert!(seen.len() > 1);
+    assert_eq!(
+        sample_move(&r, 1.0, 0.0),
+        r.moves[r.visits.iter().position(|&v| v > 0).unwrap()]
+    );
+    // A tiny temperature is (nearly) greedy.
+    let top = r.visits.iter().copied().max().unwrap();
+    let m = sample_move(&r, 0.01, 0.5);
+    assert_eq!(r.visits[r.moves.iter().position(|&x| x == m).unwrap()], top);
+}
+
+/// The self-play driver's shape: several games in lockstep, one leaf per game per batch.
+#[test]
+fn lockstep_driver_over_three_games() {
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let sims = 24;
+        let mut games: Vec<Search> = (0..3)
+            .map(|i| Search::new(config(algorithm, sims), pos(START), 100 + i))
+            .collect();
+        let mut plies = [0usize; 3];
+        let mut batches = 0;
+        let mut max_batch = 0;
+        'outer: loop {
+            let mut active = false;
+            for (g, s) in games.iter_mut().enumerate() {
+                if plies[g] < 6 && s.finished() && s.root().outcome().is_none() {
+                    s.start(sims, true);
+                }
+            }
+            // Collect one leaf per game (terminal simulations complete inside select).
+            let mut batch: Vec<(usize, Vec<f32>, usize)> = Vec::new();
+            for (g, s) in games.iter_mut().enumerate() {
+                while !s.finished() {
+                    active = true;
+                    if s.select() {
+                        // A real driver encodes leaf_position() here.
+                        let n = s.leaf_moves().len();
+                        let sfen = s.leaf_position().to_sfen();
+                        assert!(!sfen.is_empty());
+                        batch.push((g, vec![0.0; n], n));
+                        break;
+                    }
+                }
+            }
+            if !batch.is_empty() {
+                batches += 1;
+                max_batch = max_batch.max(batch.len());
+            }
+            for (g, logits, n) in batch {
+                assert_eq!(games[g].leaf_moves().len(), n);
+                games[g].expand(&logits, [0.3, 0.4, 0.3]);
+            }
+            for (g, s) in games.iter_mut().enumerate() {
+                if s.finished() && plies[g] < 6 && s.root().outcome().is_none() {
+                    let r = s.result();
+                    check_result(&r);
+                    assert!(r.visits.iter().sum::<u32>() >= sims);
+                    let mv = sample_move(&r, 1.0, 0.37);
+                    s.play(mv);
+                    plies[g] += 1;
+                }
+            }
+            if !active && plies.iter().all(|&p| p >= 6) {
+                break 'outer;
+            }
+            assert!(batches < 10_000);
+        }
+        assert_eq!(max_batch, 3);
+        for s in &games {
+            assert_eq!(s.root().ply(), 6);
+        }
+    }
+}
+
+/// Simulations per second with a uniform evaluator (run with
+/// `cargo test --release -p search -- --ignored --nocapture bench`).
+#[test]
+#[ignore]
+fn bench_simulations_per_second() {
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        for sims in [32u32, 400] {
+            let mut s = Search::new(config(algorithm, sims), pos(START), 1);
+            let mut total = 0u64;
+            let t = std::time::Instant::now();
+            let mut game_plies = 0;
+            while t.elapsed().as_secs_f64() < 2.0 {
+                if s.root().outcome().is_some() || game_plies >= 100 {
+                    s = Search::new(config(algorithm, sims), pos(START), total);
+                    game_plies = 0;
+                }
+                let (r, _) = run(&mut s, sims, true, uniform);
+                total += sims as u64;
+                s.play(sample_move(&r, 1.0, (total % 97) as f32 / 97.0));
+                game_plies += 1;
+            }
+            let secs = t.elapsed().as_secs_f64();
+            println!(
+                "{algorithm:?} {sims} sims/move: {:.0} simulations/s",
+                total as f64 / secs
+            );
+        }
+    }
+}

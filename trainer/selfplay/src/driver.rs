@@ -1,0 +1,489 @@
+//! Games in lockstep: many games per thread, each step collects one leaf per game into one
+//! network batch per evaluator (no virtual loss needed; batches stay full at any simulation
+//! count). Used for self-play (one search per game) and for matches (one search per player).
+
+use crate::encoding::Encoder;
+use crate::samples::{GameRecord, MoveTarget};
+use rules::{Color, Move, Position};
+use search::{sample_move, Algorithm, Evaluator, EvaluatorError, Search, SearchConfig};
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+/// Self-play settings (the `[selfplay]` table of a run config).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfPlayConfig {
+    /// Games played in lockstep per thread (= the network batch size).
+    pub parallel_games: usize,
+    /// Self-play threads, each with its own network copy and games.
+    pub threads: usize,
+    /// PUCT only: plies played by sampling the visit distribution (Gumbel explores by its noise).
+    pub temperature_plies: u32,
+    /// PUCT only: the sampling temperature.
+    pub temperature: f32,
+    /// Playout-cap randomization: simulations of a full search (recorded for training).
+    pub full_simulations: u32,
+    /// Simulations of a fast search (not recorded, no noise).
+    pub fast_simulations: u32,
+    /// Probability that a move gets a full search.
+    pub full_probability: f32,
+    /// Resign when the root value of the side to move stays below `-resign_threshold`...
+    pub resign_threshold: f32,
+    /// ...for this many of its consecutive moves (0 disables resignation).
+    pub resign_consecutive: u32,
+    /// Fraction of games where resignation is disabled, to measure false resignations.
+    pub no_resign_fraction: f32,
+    /// A game reaching this many plies is a draw (0: the variant's own limit only).
+    pub max_plies: u32,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            parallel_games: 64,
+            threads: 1,
+            temperature_plies: 20,
+            temperature: 1.0,
+            full_simulations: 64,
+            fast_simulations: 16,
+            full_probability: 0.25,
+            resign_threshold: 0.9,
+            resign_consecutive: 3,
+            no_resign_fraction: 0.1,
+            max_plies: 300,
+        }
+    }
+}
+
+impl SelfPlayConfig {
+    /// Checks ranges; messages name the key.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.parallel_games == 0 || self.parallel_games > 4096 {
+            return Err("selfplay.parallel_games: must be 1 to 4096".into());
+        }
+        if self.threads == 0 || self.threads > 256 {
+            return Err("selfplay.threads: must be 1 to 256".into());
+        }
+        if self.full_simulations == 0 {
+            return Err("selfplay.full_simulations: must be at least 1".into());
+        }
+        if self.fast_simulations == 0 || self.fast_simulations > self.full_simulations {
+            return Err("selfplay.fast_simulations: must be 1 to full_simulations".into());
+        }
+        if !(0.0..=1.0).contains(&self.full_probability) || self.full_probability == 0.0 {
+            return Err("selfplay.full_probability: must be in (0, 1]".into());
+        }
+        if !(0.0..=1.0).contains(&self.no_resign_fraction) {
+            return Err("selfplay.no_resign_fraction: must be in [0, 1]".into());
+        }
+        if !(0.0..=1.0).contains(&self.resign_threshold) {
+            return Err("selfplay.resign_threshold: must be in [0, 1]".into());
+        }
+        if self.temperature.is_nan() || self.temperature < 0.0 {
+            return Err("selfplay.temperature: must be at least 0".into());
+        }
+        Ok(())
+    }
+}
+
+/// What a batch of games measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlayStats {
+    /// Games finished.
+    pub games: u64,
+    /// Plies played.
+    pub plies: u64,
+    /// Decisive games won by sente.
+    pub sente_wins: u64,
+    /// Decisive games won by gote.
+    pub gote_wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Games ended by resignation.
+    pub resigned: u64,
+    /// Games played without resignation.
+    pub no_resign_games: u64,
+    /// Of those, games where a side reached the resignation condition and did not lose.
+    pub false_resigns: u64,
+    /// Positions evaluated by the network(s).
+    pub evals: u64,
+    /// Training samples recorded (full searches).
+    pub samples: u64,
+    /// Seconds inside the evaluators.
+    pub eval_seconds: f64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl PlayStats {
+    /// Adds another thread's figures.
+    pub fn merge(&mut self, o: &PlayStats) {
+        self.games += o.games;
+        self.plies += o.plies;
+        self.sente_wins += o.sente_wins;
+        self.gote_wins += o.gote_wins;
+        self.draws += o.draws;
+        self.resigned += o.resigned;
+        self.no_resign_games += o.no_resign_games;
+        self.false_resigns += o.false_resigns;
+        self.evals += o.evals;
+        self.samples += o.samples;
+        self.eval_seconds += o.eval_seconds;
+        self.seconds = self.seconds.max(o.seconds);
+    }
+}
+
+/// A deterministic generator for the driver's decisions (SplitMix64).
+#[derive(Clone, Debug)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// Next 64 bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn next_f32(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+/// Who plays a game: self-play (one shared search) or a match between two evaluators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// One network plays both sides, with noise, playout caps, resignation and targets.
+    SelfPlay,
+    /// Evaluator 0 and evaluator 1 play each other without noise; `first` is evaluator 0's
+    /// colour in the first game, and colours alternate.
+    Match {
+        /// Evaluator 0's colour in game 0.
+        first: Color,
+    },
+}
+
+struct Game {
+    /// One search (self-play) or one per evaluator (match: index = evaluator).
+    searches: Vec<Search>,
+    /// Evaluator playing sente (match) .
+    sente_eval: usize,
+    record: GameRecord,
+    full: bool,
+    no_resign: bool,
+    low_streak: [u32; 2],
+    would_resign: [bool; 2],
+}
+
+/// Plays `n_games` games and hands each finished one to `on_game` as soon as it ends.
+///
+/// `evaluators` has one entry for self-play, two for a match. `searches` gives the search
+/// settings per evaluator (the simulation budget of a match comes from it; self-play uses the
+/// playout caps of `cfg`).
+#[allow(clippy::too_many_arguments)]
+pub fn play_games(
+    encoder: &Encoder,
+    evaluators: &mut [&mut dyn Evaluator],
+    searches: &[SearchConfig],
+    cfg: &SelfPlayConfig,
+    mode: Mode,
+    n_games: usize,
+    seed: u64,
+    on_game: &mut dyn FnMut(GameRecord, &PlayStats),
+) -> Result<PlayStats, EvaluatorError> {
+    let t0 = Instant::now();
+    let mut rng = Rng(seed);
+    let mut stats = PlayStats::default();
+    let variant = encoder.variant().clone();
+    let max_plies = if cfg.max_plies > 0 {
+        cfg.max_plies as usize
+    } else {
+        usize::MAX
+    };
+    let mut started = 0usize;
+    let new_game = |rng: &mut Rng, started: &mut usize| -> Option<Game> {
+        if *started >= n_games {
+            return None;
+        }
+        let idx = *started;
+        *started += 1;
+        let root = Position::start(variant.clone());
+        let n_search = if mode == Mode::SelfPlay { 1 } else { 2 };
+        let searches = (0..n_search)
+            .map(|i| Search::new(searches[i].clone(), root.clone(), rng.next_u64()))
+            .collect();
+        let sente_eval = match mode {
+            Mode::SelfPlay => 0,
+            Mode::Match { first } => {
+                let e0_sente = (first == Color::Sente) == idx.is_multiple_of(2);
+                if e0_sente {
+                    0
+                } else {
+                    1
+                }
+            }
+        };
+        Some(Game {
+            searches,
+            sente_eval,
+            record: GameRecord {
+                start_sfen: root.to_sfen(),
+                moves: Vec::new(),
+                targets: Vec::new(),
+                result: 0,
+                reason: String::new(),
+            },
+            full: false,
+            no_resign: mode == Mode::SelfPlay && rng.next_f32() < cfg.no_resign_fraction,
+            low_streak: [0; 2],
+            would_resign: [false; 2],
+        })
+    };
+    let parallel = cfg.parallel_games.max(1).min(n_games.max(1));
+    let mut slots: Vec<Option<Game>> = Vec::with_capacity(parallel);
+    for _ in 0..parallel {
+        let mut g = new_game(&mut rng, &mut started);
+        if let Some(g) = g.as_mut() {
+            start_search(g, cfg, mode, &searches_budget(searches), &mut rng);
+        }
+        slots.push(g);
+    }
+    let n_eval = evaluators.len();
+    let algorithms: Vec<Algorithm> = searches.iter().map(|s| s.algorithm).collect();
+    let il = encoder.input_len();
+    let mut inputs: Vec<Vec<f32>> = vec![Vec::new(); n_eval];
+    let mut pending: Vec<Vec<usize>> = vec![Vec::new(); n_eval];
+    let mut logits: Vec<f32> = Vec::new();
+    let mut eval_time = Duration::ZERO;
+    loop {
+        for v in inputs.iter_mut() {
+            v.clear();
+        }
+        for p in pending.iter_mut() {
+            p.clear();
+        }
+        for (si, slot) in slots.iter_mut().enumerate() {
+            while let Some(game) = slot.as_mut() {
+                let who = active(game, mode);
+                if game.searches[who].finished() {
+                    if let Some(done) = finish_move(
+                        encoder,
+                        game,
+                        cfg,
+                        &algorithms,
+                        mode,
+                        max_plies,
+                        &mut rng,
+                        &mut stats,
+                    ) {
+                        on_game(done, &stats);
+                        *slot = new_game(&mut rng, &mut started);
+                    }
+                    if let Some(g) = slot.as_mut() {
+                        start_search(g, cfg, mode, &searches_budget(searches), &mut rng);
+                    }
+                    continue;
+                }
+                let ev = evaluator_of(who, mode);
+                let s = &mut game.searches[who];
+                if s.select() {
+                    let buf = &mut inputs[ev];
+                    let off = buf.len();
+                    buf.resize(off + il, 0.0);
+                    encoder.encode(s.leaf_position(), &mut buf[off..]);
+                    pending[ev].push(si);
+                    break;
+                }
+            }
+        }
+        if pending.iter().all(|p| p.is_empty()) {
+            break;
+        }
+        for ev in 0..n_eval {
+            if pending[ev].is_empty() {
+                continue;
+            }
+            let n = pending[ev].len();
+            let t = Instant::now();
+            let out = evaluators[ev].evaluate(&inputs[ev], n)?;
+            eval_time += t.elapsed();
+            stats.evals += n as u64;
+            for (k, &si) in pending[ev].iter().enumerate() {
+                let game = slots[si].as_mut().expect("pending game");
+                let who = active(game, mode);
+                let s = &mut game.searches[who];
+                logits.clear();
+                let leaf = s.leaf_position();
+                for &mv in s.leaf_moves() {
+                    logits.push(out[k].policy_logits[encoder.move_to_index(leaf, mv)]);
+                }
+                s.expand(&logits, out[k].wdl);
+            }
+        }
+    }
+    stats.eval_seconds = eval_time.as_secs_f64();
+    stats.seconds = t0.elapsed().as_secs_f64();
+    Ok(stats)
+}
+
+fn searches_budget(searches: &[SearchConfig]) -> Vec<u32> {
+    searches.iter().map(|s| s.simulations).collect()
+}
+
+/// Index of the search to use now.
+fn active(game: &Game, mode: Mode) -> usize {
+    match mode {
+        Mode::SelfPlay => 0,
+        Mode::Match { .. } => {
+            let side = game.searches[0].root().side_to_move();
+            if side == Color::Sente {
+                game.sente_eval
+            } else {
+                1 - game.sente_eval
+            }
+        }
+    }
+}
+
+fn evaluator_of(who: usize, mode: Mode) -> usize {
+    match mode {
+        Mode::SelfPlay => 0,
+        Mode::Match { .. } => who,
+    }
+}
+
+fn start_search(game: &mut Game, cfg: &SelfPlayConfig, mode: Mode, budgets: &[u32], rng: &mut Rng) {
+    let who = active(game, mode);
+    match mode {
+        Mode::SelfPlay => {
+            game.full = rng.next_f32() < cfg.full_probability;
+            let sims = if game.full {
+                cfg.full_simulations
+            } else {
+                cfg.fast_simulations
+            };
+            game.searches[0].start(sims, game.full);
+        }
+        Mode::Match { .. } => {
+            game.full = false;
+            game.searches[who].start(budgets[who], false);
+        }
+    }
+}
+
+/// Chooses and plays the move of a finished search; returns the record if the game ended.
+#[allow(clippy::too_many_arguments)]
+fn finish_move(
+    encoder: &Encoder,
+    game: &mut Game,
+    cfg: &SelfPlayConfig,
+    algorithms: &[Algorithm],
+    mode: Mode,
+    max_plies: usize,
+    rng: &mut Rng,
+    stats: &mut PlayStats,
+) -> Option<GameRecord> {
+    let who = active(game, mode);
+    let s = &game.searches[who];
+    let pos = s.root().clone();
+    let side = pos.side_to_move();
+    let r = s.result();
+    let ply = game.record.moves.len();
+    let mv: Move = match (mode, algorithms[who]) {
+        (Mode::SelfPlay, Algorithm::Puct) if (ply as u32) < cfg.temperature_plies => {
+            sample_move(&r, cfg.temperature, rng.next_f32())
+        }
+        _ => r.best,
+    };
+    // Training target.
+    let target = (mode == Mode::SelfPlay && game.full).then(|| MoveTarget {
+        policy: r
+            .moves
+            .iter()
+            .zip(&r.policy_target)
+            .filter(|(_, &p)| p > 0.0)
+            .map(|(&m, &p)| (encoder.move_to_index(&pos, m) as u32, p))
+            .collect(),
+        value: r.root_value,
+    });
+    stats.samples += target.is_some() as u64;
+    game.record.targets.push(target);
+    // Resignation (self-play only).
+    if mode == Mode::SelfPlay && cfg.resign_consecutive > 0 {
+        let c = side.index();
+        if r.root_value < -cfg.resign_threshold {
+            game.low_streak[c] += 1;
+        } else {
+            game.low_streak[c] = 0;
+        }
+        if game.low_streak[c] >= cfg.resign_consecutive {
+            if game.no_resign {
+                game.would_resign[c] = true;
+            } else {
+                game.record.targets.pop();
+                if game.full {
+                    stats.samples -= 1;
+                }
+                return Some(end_game(game, Some(side.flip()), "resignation", stats));
+            }
+        }
+    }
+    game.record.moves.push(pos.move_to_usi(mv));
+    for s in game.searches.iter_mut() {
+        s.play(mv);
+    }
+    stats.plies += 1;
+    let now = game.searches[0].root();
+    if let Some(o) = now.outcome() {
+        let reason = format!("{:?}", o.reason).to_lowercase();
+        return Some(end_game(game, o.winner, &reason, stats));
+    }
+    if game.record.moves.len() >= max_plies {
+        return Some(end_game(game, None, "move limit", stats));
+    }
+    None
+}
+
+fn end_game(
+    game: &mut Game,
+    winner: Option<Color>,
+    reason: &str,
+    stats: &mut PlayStats,
+) -> GameRecord {
+    game.record.result = match winner {
+        Some(Color::Sente) => 1,
+        Some(Color::Gote) => -1,
+        None => 0,
+    };
+    game.record.reason = reason.to_string();
+    stats.games += 1;
+    match winner {
+        Some(Color::Sente) => stats.sente_wins += 1,
+        Some(Color::Gote) => stats.gote_wins += 1,
+        None => stats.draws += 1,
+    }
+    if reason == "resignation" {
+        stats.resigned += 1;
+    }
+    if game.no_resign {
+        stats.no_resign_games += 1;
+        for c in Color::ALL {
+            if game.would_resign[c.index()] && winner != Some(c.flip()) {
+                stats.false_resigns += 1;
+            }
+        }
+    }
+    std::mem::replace(
+        &mut game.record,
+        GameRecord {
+            start_sfen: String::new(),
+            moves: Vec::new(),
+            targets: Vec::new(),
+            result: 0,
+            reason: String::new(),
+        },
+    )
+}
