@@ -73,13 +73,14 @@ impl ModelConfig {
         }
         let text = match name_or_path {
             "b2c16" => include_str!("../../configs/models/b2c16.toml"),
+            "b4c32" => include_str!("../../configs/models/b4c32.toml"),
             "b6c64" => include_str!("../../configs/models/b6c64.toml"),
             "b10c128" => include_str!("../../configs/models/b10c128.toml"),
             _ => {
                 return Err(ModelError::Config {
                     file: name_or_path.to_string(),
                     key: "-".into(),
-                    reason: "no such model file (built-ins: b2c16, b6c64, b10c128)".into(),
+                    reason: "no such model file (built-ins: b2c16, b4c32, b6c64, b10c128)".into(),
                 })
             }
         };

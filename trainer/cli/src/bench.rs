@@ -25,6 +25,28 @@ pub enum BenchCommand {
         #[arg(long)]
         no_fsf: bool,
     },
+    /// Self-play efficiency: evaluations/s of the full self-play loop over the raw network
+    /// forward's evaluations/s at the same batch size and threads, measured in one run.
+    Selfplay {
+        /// Variant.
+        #[arg(long, default_value = "minishogi")]
+        variant: String,
+        /// Network shape.
+        #[arg(long, default_value = "b4c32")]
+        model: String,
+        /// Games in lockstep (= network batch size).
+        #[arg(long, default_value_t = 64)]
+        parallel: usize,
+        /// Games to play (several times `parallel`, so the draining tail weighs little).
+        #[arg(long, default_value_t = 256)]
+        games: usize,
+        /// Simulations per move (every move a full search).
+        #[arg(long, default_value_t = 32)]
+        simulations: u32,
+        /// cpu, cuda, cuda:N or auto.
+        #[arg(long, default_value = "cpu")]
+        device: String,
+    },
     /// Network speed: raw forward evaluations/s at several batch sizes and training samples/s,
     /// on random inputs of each variant's encoding.
     Nn {
@@ -46,6 +68,9 @@ pub enum BenchCommand {
         /// cpu, cuda, cuda:N or auto.
         #[arg(long, default_value = "auto")]
         device: String,
+        /// Measure this model file instead of a fresh network (its variant and shape are used).
+        #[arg(long)]
+        weights: Option<std::path::PathBuf>,
     },
 }
 
@@ -57,6 +82,14 @@ pub fn run(what: BenchCommand) -> Result<()> {
             repeat,
             no_fsf,
         } => bench_perft(fsf, repeat.max(1), no_fsf),
+        BenchCommand::Selfplay {
+            variant,
+            model,
+            parallel,
+            games,
+            simulations,
+            device,
+        } => bench_selfplay(&variant, &model, parallel, games, simulations, &device),
         BenchCommand::Nn {
             model,
             variants,
@@ -64,7 +97,16 @@ pub fn run(what: BenchCommand) -> Result<()> {
             train_batch,
             seconds,
             device,
-        } => bench_nn(&model, &variants, &batches, train_batch, seconds, &device),
+            weights,
+        } => bench_nn(
+            &model,
+            &variants,
+            &batches,
+            train_batch,
+            seconds,
+            &device,
+            weights.as_deref(),
+        ),
     }
 }
 
@@ -87,16 +129,23 @@ fn bench_nn(
     train_batch: usize,
     seconds: f64,
     device: &str,
+    weights: Option<&std::path::Path>,
 ) -> Result<()> {
     use model::tch::{Device, Kind, Tensor};
     let device = model::parse_device(device).map_err(anyhow::Error::msg)?;
-    let cfg = model::ModelConfig::load(model_name)?;
+    let (cfg, variants) = match weights {
+        Some(w) => {
+            let meta = model::read_meta(w)?;
+            (meta.model.clone(), vec![meta.variant.clone()])
+        }
+        None => (model::ModelConfig::load(model_name)?, variants.to_vec()),
+    };
     let threads = model::tch::get_num_threads();
     println!(
         "network {} on {:?} ({} intra-op threads)",
         cfg.name, device, threads
     );
-    for variant in variants {
+    for variant in &variants {
         let v = load_variant(variant)?;
         let enc = selfplay::Encoder::new(v.clone());
         let shape = model::shape_of(&enc);
@@ -261,5 +310,94 @@ fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Result<()> {
     for (v, r) in ratios {
         println!("ratio {v}: ours / Fairy-Stockfish leaves/s = {r:.2}");
     }
+    Ok(())
+}
+
+fn bench_selfplay(
+    variant: &str,
+    model_name: &str,
+    parallel: usize,
+    games: usize,
+    simulations: u32,
+    device: &str,
+) -> Result<()> {
+    use model::tch::{Device, Kind, Tensor};
+    let device = model::parse_device(device).map_err(anyhow::Error::msg)?;
+    let v = load_variant(variant)?;
+    let enc = selfplay::Encoder::new(v.clone());
+    let cfg = model::ModelConfig::load(model_name)?;
+    let shape = model::shape_of(&enc);
+    let t = model::Trainer::new(&cfg, shape, model::TrainConfig::default(), device, 1);
+    let mut ev = model::NetEvaluator::new(t.vs, t.net);
+    let threads = model::tch::get_num_threads();
+    // 1. Raw forward at the self-play batch size, real encoded positions.
+    let mut pos = rules::Position::start(v.clone());
+    let mut inputs = vec![0.0f32; parallel * enc.input_len()];
+    for i in 0..parallel {
+        enc.encode(
+            &pos,
+            &mut inputs[i * enc.input_len()..(i + 1) * enc.input_len()],
+        );
+        if let Some(&m) = pos.legal_moves().first() {
+            pos.make_move(m);
+        }
+    }
+    let x = Tensor::from_slice(&inputs)
+        .view([
+            parallel as i64,
+            shape.planes as i64,
+            shape.ranks as i64,
+            shape.files as i64,
+        ])
+        .to_device(device);
+    let raw = rate(3.0, || {
+        model::tch::no_grad(|| {
+            let (p, w) = ev.net.forward_t(&x, false);
+            let _ = (
+                p.to_device(Device::Cpu),
+                w.softmax(-1, Kind::Float).to_device(Device::Cpu),
+            );
+        })
+    }) * parallel as f64;
+    // 2. The self-play loop with the same network, batch and threads.
+    let search = search::SearchConfig {
+        simulations,
+        ..Default::default()
+    };
+    let sp = selfplay::SelfPlayConfig {
+        parallel_games: parallel,
+        full_simulations: simulations,
+        fast_simulations: simulations,
+        full_probability: 1.0,
+        ..Default::default()
+    };
+    let mut evs: [&mut dyn search::Evaluator; 1] = [&mut ev];
+    let stats = selfplay::play_games(
+        &enc,
+        &mut evs,
+        std::slice::from_ref(&search),
+        &sp,
+        selfplay::Mode::SelfPlay,
+        games,
+        1,
+        &mut |_, _, _| {},
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let loop_rate = stats.evals as f64 / stats.seconds;
+    let mean_batch = stats.evals as f64 / stats.batches.max(1) as f64;
+    println!(
+        "{} with {} on {:?}, {threads} intra-op threads, {parallel} games in lockstep, {simulations} simulations/move",
+        v.name, cfg.name, device
+    );
+    println!("raw forward, batch {parallel}:      {raw:>10.0} evals/s");
+    println!(
+        "self-play loop ({} games, {} evals, mean batch {:.1}): {:>10.0} evals/s, {:.1}% of the time in the network",
+        stats.games,
+        stats.evals,
+        mean_batch,
+        loop_rate,
+        100.0 * stats.eval_seconds / stats.seconds
+    );
+    println!("ratio self-play / raw forward: {:.3}", loop_rate / raw);
     Ok(())
 }

@@ -131,6 +131,8 @@ pub struct EvalConfig {
     pub gating_score: f64,
     /// Games played in lockstep.
     pub parallel_games: usize,
+    /// Random plies before each pair of games (same opening, colours swapped).
+    pub opening_plies: u32,
 }
 
 impl Default for EvalConfig {
@@ -144,6 +146,7 @@ impl Default for EvalConfig {
             gating: false,
             gating_score: 0.55,
             parallel_games: 40,
+            opening_plies: 4,
         }
     }
 }
@@ -502,12 +505,12 @@ impl Run {
             for (t, &n) in per_thread.iter().enumerate() {
                 let (dir, header, pb, stats, errors) = (&dir, &header, &pb, &stats, &errors);
                 let run = &*self;
-                scope.spawn(move || {
+                let work = move || {
                     let r = (|| -> Result<PlayStats> {
                         let mut ev = run.evaluator(net)?;
                         let mut seq = 0usize;
                         let mut write_err = None;
-                        let mut on_game = |g: GameRecord, _: &PlayStats| {
+                        let mut on_game = |_: usize, g: GameRecord, _: &PlayStats| {
                             // One shard per finished game: nothing finished is ever lost.
                             let name = format!("{have:06}-{t:02}-{seq:06}.zst");
                             seq += 1;
@@ -539,7 +542,13 @@ impl Run {
                         Ok(s) => stats.lock().expect("stats").merge(&s),
                         Err(e) => errors.lock().expect("errors").push(e),
                     }
-                });
+                };
+                // One thread: stay on this one (libtorch keeps per-thread pools warm).
+                if threads == 1 {
+                    work();
+                } else {
+                    scope.spawn(work);
+                }
             }
         });
         pb.finish_and_clear();
@@ -549,7 +558,7 @@ impl Run {
         let stats = stats.into_inner().expect("stats");
         let evals_per_s = stats.evals as f64 / stats.seconds.max(1e-9);
         self.log(&format!(
-            "gen {gen} self-play: {} games, {:.1} plies/game, {} samples, sente/gote/draw {}/{}/{}, resigned {}, false resigns {}/{}, {:.2} games/s, {:.0} evals/s ({:.0}% in the network)",
+            "gen {gen} self-play: {} games, {:.1} plies/game, {} samples, sente/gote/draw {}/{}/{}, resigned {}, false resigns {}/{}, {:.2} games/s, {:.0} evals/s in batches of {:.1} ({:.0}% in the network)",
             stats.games,
             stats.plies as f64 / stats.games.max(1) as f64,
             stats.samples,
@@ -561,6 +570,7 @@ impl Run {
             stats.no_resign_games,
             stats.games as f64 / stats.seconds.max(1e-9),
             evals_per_s,
+            stats.evals as f64 / stats.batches.max(1) as f64,
             100.0 * stats.eval_seconds / stats.seconds.max(1e-9)
         ));
         let g = gen;
@@ -721,9 +731,6 @@ impl Run {
         }
         self.save_generation(&t, gen + 1)?;
         self.state.generation = gen + 1;
-        if !self.cfg.evaluation.gating {
-            self.state.best = gen + 1;
-        }
         self.save_state()?;
         self.tb.flush();
         Ok(())
@@ -765,20 +772,22 @@ impl Run {
             &cfg,
             Mode::Match {
                 first: rules::Color::Sente,
+                opening_plies: ec.opening_plies,
             },
             ec.games,
             self.cfg.seed ^ gen << 8 ^ 0xE7A1,
-            &mut |g, _| {
+            &mut |i, g, _| {
                 pb.inc(1);
-                records.push(g);
+                records.push((i, g));
             },
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
         pb.finish_and_clear();
         // Game i: the new network is sente when i is even.
+        records.sort_by_key(|(i, _)| *i);
         let (mut w, mut d, mut l) = (0, 0, 0);
         let mut text = String::new();
-        for (i, g) in records.iter().enumerate() {
+        for (i, g) in &records {
             let ours = if i % 2 == 0 {
                 rules::Color::Sente
             } else {
@@ -826,8 +835,12 @@ impl Run {
     /// Evaluates generation `gen` (matches, Elo, gating).
     pub fn eval_phase(&mut self, gen: u64) -> Result<()> {
         let ec = self.cfg.evaluation.clone();
-        if ec.games == 0 || self.state.history.iter().any(|h| h.generation == gen) {
+        if self.state.history.iter().any(|h| h.generation == gen) {
             return Ok(());
+        }
+        if ec.games == 0 {
+            self.state.best = gen;
+            return self.save_state();
         }
         let mut rep = GenerationReport {
             generation: gen,
@@ -837,10 +850,15 @@ impl Run {
         if ec.vs_previous && prev != gen {
             rep.vs_previous = Some(self.play_match(gen, Some(prev), &format!("gen{prev}"))?);
         }
-        if ec.vs_first && gen != 0 && (prev != 0 || !ec.vs_previous) {
-            rep.vs_first = Some(self.play_match(gen, Some(0), "gen0")?);
-        } else if ec.vs_first && prev == 0 {
-            rep.vs_first = rep.vs_previous.clone();
+        if ec.vs_first && gen != 0 {
+            rep.vs_first = if prev == 0 && rep.vs_previous.is_some() {
+                rep.vs_previous.clone().map(|mut m| {
+                    m.opponent = "gen0".into();
+                    m
+                })
+            } else {
+                Some(self.play_match(gen, Some(0), "gen0")?)
+            };
         }
         if ec.vs_mcts {
             rep.vs_mcts = Some(self.play_match(gen, None, "mcts")?);
@@ -852,21 +870,27 @@ impl Run {
         if rep.promoted {
             self.state.best = gen;
         }
-        for m in [&rep.vs_previous, &rep.vs_first, &rep.vs_mcts]
+        // When the previous network is generation 0, one match serves both reports.
+        let first_is_copy = prev == 0 && rep.vs_previous.is_some();
+        for (k, m) in [&rep.vs_previous, &rep.vs_first, &rep.vs_mcts]
             .into_iter()
-            .flatten()
+            .enumerate()
+            .filter_map(|(k, m)| m.as_ref().map(|m| (k, m)))
         {
+            let tag = match k {
+                0 => "previous",
+                1 => "gen0",
+                _ => "mcts",
+            };
+            self.tb.scalar(&format!("elo/vs_{tag}"), m.elo, gen);
+            self.tb.scalar(&format!("score/vs_{tag}"), m.score, gen);
+            if k == 1 && first_is_copy {
+                continue;
+            }
             self.log(&format!(
                 "gen {gen} vs {}: +{} ={} -{} score {:.3}, Elo {:+.0} [{:+.0}, {:+.0}]",
                 m.opponent, m.wins, m.draws, m.losses, m.score, m.elo, m.elo_low, m.elo_high
             ));
-            let tag = if m.opponent == "gen0" || m.opponent == "mcts" {
-                m.opponent.as_str()
-            } else {
-                "previous"
-            };
-            self.tb.scalar(&format!("elo/vs_{tag}"), m.elo, gen);
-            self.tb.scalar(&format!("score/vs_{tag}"), m.score, gen);
         }
         if ec.gating {
             self.log(&format!(

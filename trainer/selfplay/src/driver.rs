@@ -107,6 +107,8 @@ pub struct PlayStats {
     pub false_resigns: u64,
     /// Positions evaluated by the network(s).
     pub evals: u64,
+    /// Evaluator calls (evals / batches = mean batch size).
+    pub batches: u64,
     /// Training samples recorded (full searches).
     pub samples: u64,
     /// Seconds inside the evaluators.
@@ -127,6 +129,7 @@ impl PlayStats {
         self.no_resign_games += o.no_resign_games;
         self.false_resigns += o.false_resigns;
         self.evals += o.evals;
+        self.batches += o.batches;
         self.samples += o.samples;
         self.eval_seconds += o.eval_seconds;
         self.seconds = self.seconds.max(o.seconds);
@@ -163,14 +166,20 @@ pub enum Mode {
     Match {
         /// Evaluator 0's colour in game 0.
         first: Color,
+        /// Random plies played before each pair of games (both games of a pair start from the
+        /// same position with colours swapped), so that deterministic players do not repeat
+        /// one game.
+        opening_plies: u32,
     },
 }
 
 struct Game {
     /// One search (self-play) or one per evaluator (match: index = evaluator).
     searches: Vec<Search>,
-    /// Evaluator playing sente (match) .
+    /// Evaluator playing sente (match).
     sente_eval: usize,
+    /// Game number (0-based, in start order).
+    index: usize,
     record: GameRecord,
     full: bool,
     no_resign: bool,
@@ -178,7 +187,9 @@ struct Game {
     would_resign: [bool; 2],
 }
 
-/// Plays `n_games` games and hands each finished one to `on_game` as soon as it ends.
+/// Plays `n_games` games and hands each finished one to `on_game` as soon as it ends, with its
+/// game number (games finish out of order; in a match, evaluator 0 plays `first` in even
+/// games) and the running statistics.
 ///
 /// `evaluators` has one entry for self-play, two for a match. `searches` gives the search
 /// settings per evaluator (the simulation budget of a match comes from it; self-play uses the
@@ -192,7 +203,7 @@ pub fn play_games(
     mode: Mode,
     n_games: usize,
     seed: u64,
-    on_game: &mut dyn FnMut(GameRecord, &PlayStats),
+    on_game: &mut dyn FnMut(usize, GameRecord, &PlayStats),
 ) -> Result<PlayStats, EvaluatorError> {
     let t0 = Instant::now();
     let mut rng = Rng(seed);
@@ -210,14 +221,32 @@ pub fn play_games(
         }
         let idx = *started;
         *started += 1;
-        let root = Position::start(variant.clone());
+        let mut root = Position::start(variant.clone());
+        if let Mode::Match { opening_plies, .. } = mode {
+            // Same opening for games 2k and 2k+1.
+            let mut orng = Rng(seed ^ ((idx / 2) as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93));
+            for _ in 0..opening_plies {
+                let moves = root.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let mv = moves[(orng.next_u64() % moves.len() as u64) as usize];
+                root.make_move(mv);
+                if root.outcome().is_some() {
+                    root.unmake_move();
+                    break;
+                }
+            }
+            // The game starts here: its record and its repetition history begin at this SFEN.
+            root = Position::from_sfen(&variant, &root.to_sfen()).expect("own SFEN parses");
+        }
         let n_search = if mode == Mode::SelfPlay { 1 } else { 2 };
         let searches = (0..n_search)
             .map(|i| Search::new(searches[i].clone(), root.clone(), rng.next_u64()))
             .collect();
         let sente_eval = match mode {
             Mode::SelfPlay => 0,
-            Mode::Match { first } => {
+            Mode::Match { first, .. } => {
                 let e0_sente = (first == Color::Sente) == idx.is_multiple_of(2);
                 if e0_sente {
                     0
@@ -229,6 +258,7 @@ pub fn play_games(
         Some(Game {
             searches,
             sente_eval,
+            index: idx,
             record: GameRecord {
                 start_sfen: root.to_sfen(),
                 moves: Vec::new(),
@@ -279,7 +309,7 @@ pub fn play_games(
                         &mut rng,
                         &mut stats,
                     ) {
-                        on_game(done, &stats);
+                        on_game(game.index, done, &stats);
                         *slot = new_game(&mut rng, &mut started);
                     }
                     if let Some(g) = slot.as_mut() {
@@ -311,6 +341,7 @@ pub fn play_games(
             let out = evaluators[ev].evaluate(&inputs[ev], n)?;
             eval_time += t.elapsed();
             stats.evals += n as u64;
+            stats.batches += 1;
             for (k, &si) in pending[ev].iter().enumerate() {
                 let game = slots[si].as_mut().expect("pending game");
                 let who = active(game, mode);

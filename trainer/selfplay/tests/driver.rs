@@ -1,0 +1,190 @@
+//! Games in lockstep with network-free evaluators: records replay under the rules, targets
+//! index legal moves, matches alternate colours over shared openings.
+
+use rules::{Position, Variant};
+use search::{Algorithm, Evaluation, Evaluator, EvaluatorError, SearchConfig, UniformEvaluator};
+use selfplay::{play_games, Encoder, GameRecord, Mode, ReplayWindow, SelfPlayConfig};
+use std::sync::Arc;
+
+fn setup() -> (Arc<Variant>, Encoder) {
+    let v = Arc::new(Variant::builtin("minishogi").unwrap());
+    let e = Encoder::new(v.clone());
+    (v, e)
+}
+
+/// Counts calls and batch sizes around a uniform evaluator.
+struct Counting {
+    inner: UniformEvaluator,
+    calls: usize,
+    max_batch: usize,
+}
+
+impl Evaluator for Counting {
+    fn input_len(&self) -> usize {
+        self.inner.input_len
+    }
+    fn policy_len(&self) -> usize {
+        self.inner.policy_len
+    }
+    fn evaluate(
+        &mut self,
+        inputs: &[f32],
+        batch: usize,
+    ) -> Result<Vec<Evaluation>, EvaluatorError> {
+        self.calls += 1;
+        self.max_batch = self.max_batch.max(batch);
+        self.inner.evaluate(inputs, batch)
+    }
+}
+
+fn counting(e: &Encoder) -> Counting {
+    Counting {
+        inner: UniformEvaluator {
+            input_len: e.input_len(),
+            policy_len: e.policy_len(),
+        },
+        calls: 0,
+        max_batch: 0,
+    }
+}
+
+#[test]
+fn selfplay_records_replay_and_targets_are_legal() {
+    let (v, enc) = setup();
+    for algorithm in [Algorithm::Gumbel, Algorithm::Puct] {
+        let mut ev = counting(&enc);
+        let cfg = SelfPlayConfig {
+            parallel_games: 6,
+            full_simulations: 12,
+            fast_simulations: 4,
+            full_probability: 0.5,
+            max_plies: 40,
+            ..Default::default()
+        };
+        let search = SearchConfig {
+            algorithm,
+            ..Default::default()
+        };
+        let mut games: Vec<(usize, GameRecord)> = Vec::new();
+        let stats = {
+            let mut evs: [&mut dyn Evaluator; 1] = [&mut ev];
+            play_games(
+                &enc,
+                &mut evs,
+                &[search],
+                &cfg,
+                Mode::SelfPlay,
+                10,
+                42,
+                &mut |i, g, _| games.push((i, g)),
+            )
+            .unwrap()
+        };
+        assert_eq!(games.len(), 10);
+        assert_eq!(stats.games, 10);
+        let mut idx: Vec<usize> = games.iter().map(|g| g.0).collect();
+        idx.sort();
+        assert_eq!(idx, (0..10).collect::<Vec<_>>());
+        // One leaf per game per step: batches never exceed the games in lockstep.
+        assert!(
+            ev.max_batch <= 6 && ev.max_batch >= 2,
+            "max batch {}",
+            ev.max_batch
+        );
+        assert!(stats.batches > 0 && stats.evals >= stats.batches);
+        let mut window = ReplayWindow::new(enc.clone());
+        let mut samples = 0;
+        for (_, g) in &games {
+            assert!(g.moves.len() <= 40);
+            assert_eq!(g.moves.len(), g.targets.len());
+            // Replay under the rules; every target is a distribution over legal moves.
+            let mut pos = Position::from_sfen(&v, &g.start_sfen).unwrap();
+            for (usi, t) in g.moves.iter().zip(&g.targets) {
+                if let Some(t) = t {
+                    let legal: Vec<u32> = enc
+                        .legal_indices(&pos)
+                        .iter()
+                        .map(|(i, _)| *i as u32)
+                        .collect();
+                    let sum: f32 = t.policy.iter().map(|p| p.1).sum();
+                    assert!((sum - 1.0).abs() < 1e-4, "target sums to {sum}");
+                    assert!(t.policy.iter().all(|(i, _)| legal.contains(i)));
+                    assert!((-1.0..=1.0).contains(&t.value));
+                }
+                let mv = pos.parse_usi(usi).unwrap();
+                pos.make_move(mv);
+            }
+            match g.reason.as_str() {
+                "move limit" => assert_eq!(g.result, 0),
+                "checkmate" | "stalemate" => {
+                    assert_eq!(
+                        pos.outcome().unwrap().winner.map(|c| c.index()),
+                        match g.result {
+                            1 => Some(0),
+                            -1 => Some(1),
+                            _ => None,
+                        }
+                    )
+                }
+                _ => {}
+            }
+            samples += g.num_samples();
+            window.add_game(g).unwrap();
+        }
+        assert_eq!(samples as u64, stats.samples);
+        assert_eq!(window.len(), samples);
+        assert!(samples > 0);
+    }
+}
+
+#[test]
+fn matches_alternate_colours_over_shared_openings() {
+    let (_, enc) = setup();
+    let mut a = counting(&enc);
+    let mut b = counting(&enc);
+    let cfg = SelfPlayConfig {
+        parallel_games: 4,
+        max_plies: 30,
+        ..Default::default()
+    };
+    let s = SearchConfig {
+        simulations: 4,
+        ..Default::default()
+    };
+    let mut games: Vec<(usize, GameRecord)> = Vec::new();
+    {
+        let mut evs: [&mut dyn Evaluator; 2] = [&mut a, &mut b];
+        play_games(
+            &enc,
+            &mut evs,
+            &[s.clone(), s],
+            &cfg,
+            Mode::Match {
+                first: rules::Color::Sente,
+                opening_plies: 3,
+            },
+            6,
+            9,
+            &mut |i, g, _| games.push((i, g)),
+        )
+        .unwrap();
+    }
+    games.sort_by_key(|g| g.0);
+    assert_eq!(games.len(), 6);
+    // Both evaluators were used; pairs share their opening, pairs differ from each other.
+    assert!(a.calls > 0 && b.calls > 0);
+    for pair in games.chunks(2) {
+        assert_eq!(pair[0].1.start_sfen, pair[1].1.start_sfen);
+        // Three random plies from the start: gote to move.
+        assert!(
+            pair[0].1.start_sfen.contains(" w "),
+            "{}",
+            pair[0].1.start_sfen
+        );
+    }
+    assert_ne!(games[0].1.start_sfen, games[2].1.start_sfen);
+    // Match games carry no training targets.
+    assert!(games
+        .iter()
+        .all(|g| g.1.targets.iter().all(|t| t.is_none())));
+}
