@@ -98,7 +98,7 @@ fn kill_during_selfplay_and_training_then_resume() {
     kill9(&mut child);
     let before = games_in(&samples0);
     assert!(
-        before >= 3 && before < 24,
+        (3..24).contains(&before),
         "{before} games at the first kill"
     );
 
