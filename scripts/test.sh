@@ -22,4 +22,4 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
 # The binary built for the integration tests validates every variant config.
-./target/debug/trainer check configs/variants
+./target/debug/trainer check configs

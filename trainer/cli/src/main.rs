@@ -3,6 +3,7 @@
 mod bench;
 mod netcmd;
 mod run;
+mod usi;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -40,9 +41,10 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
-    /// Validate variant configs: every .toml under the given files or directories.
+    /// Validate configs: every .toml under the given files or directories (default configs/):
+    /// variants, network shapes (in a `models` directory) and run configs (in `runs`).
     Check {
-        /// Files or directories (default: configs/variants).
+        /// Files or directories (default: configs).
         paths: Vec<PathBuf>,
         /// Print each variant's piece table.
         #[arg(long)]
@@ -114,6 +116,16 @@ enum Command {
         /// Python for the ONNX conversion (default: .local/venv/bin/python, else python3).
         #[arg(long)]
         python: Option<PathBuf>,
+    },
+    /// A USI engine (stdin/stdout) on a trained model, for GUIs and tournament tools.
+    Usi {
+        /// Model weights (.safetensors with its .json sidecar); the variant comes from the
+        /// sidecar. Without a model the engine searches with a uniform policy and even value.
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Variant (as for perft; default shogi). With --model it must be the model's variant.
+        #[arg(long)]
+        variant: Option<String>,
     },
     /// Benchmarks (figures for BENCHMARKS.md).
     Bench {
@@ -194,25 +206,60 @@ fn collect_tomls(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// What a config file is, from the directory it sits in.
+fn config_kind(f: &Path) -> &'static str {
+    let parent = f
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match parent.as_str() {
+        "models" => "model",
+        "runs" => "run",
+        _ => "variant",
+    }
+}
+
+fn check_one(f: &Path, verbose: bool) -> Result<String> {
+    match config_kind(f) {
+        "model" => {
+            let m = model::ModelConfig::load(&f.display().to_string())?;
+            Ok(format!("model {}", m.name))
+        }
+        "run" => {
+            let text = std::fs::read_to_string(f)?;
+            let r = run::RunConfig::from_toml(&text, &f.display().to_string())?;
+            // The run's variant and network must resolve too.
+            let v =
+                load_variant(&r.variant).with_context(|| format!("{}: variant", f.display()))?;
+            model::ModelConfig::load(&r.model)
+                .with_context(|| format!("{}: model", f.display()))?;
+            Ok(format!("run {} ({} with {})", r.name, v.name, r.model))
+        }
+        _ => {
+            let v = Variant::load(f)?;
+            if verbose {
+                println!("{}", v.describe());
+            }
+            Ok(format!("variant {}", v.name))
+        }
+    }
+}
+
 fn run_check(paths: &[PathBuf], verbose: bool) -> Result<()> {
     let paths = if paths.is_empty() {
-        vec![PathBuf::from("configs/variants")]
+        vec![PathBuf::from("configs")]
     } else {
         paths.to_vec()
     };
     let files = collect_tomls(&paths)?;
     let mut bad = 0;
     for f in &files {
-        match Variant::load(f) {
-            Ok(v) => {
-                println!("ok    {}  ({})", f.display(), v.name);
-                if verbose {
-                    println!("{}", v.describe());
-                }
-            }
+        match check_one(f, verbose) {
+            Ok(what) => println!("ok    {}  ({what})", f.display()),
             Err(e) => {
                 bad += 1;
-                println!("error {e}");
+                println!("error {e:#}");
             }
         }
     }
@@ -270,6 +317,7 @@ fn main() {
             device,
             python,
         } => netcmd::export(&model, format, out, &device, python),
+        Command::Usi { model, variant } => usi::run(model.as_deref(), variant.as_deref()),
         Command::Bench { what } => bench::run(what),
     };
     if let Err(e) = r {

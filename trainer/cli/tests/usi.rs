@@ -1,0 +1,461 @@
+//! `trainer usi` driven as a subprocess through scripted USI sessions.
+
+use rules::{Position, Variant};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Generous bound for answers that need no thinking (the test machine is shared).
+const QUICK: Duration = Duration::from_secs(20);
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start(args: &[&str]) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
+            .arg("usi")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start trainer usi");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, cmd: &str) {
+        writeln!(self.stdin, "{cmd}").expect("write to engine");
+        self.stdin.flush().unwrap();
+    }
+
+    /// Reads lines until one satisfies `done`; returns every line read (that one last).
+    fn until(&mut self, timeout: Duration, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let end = Instant::now() + timeout;
+        let mut got = Vec::new();
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    let stop = done(&l);
+                    got.push(l);
+                    if stop {
+                        return got;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => panic!("timed out; lines so far: {got:#?}"),
+                Err(RecvTimeoutError::Disconnected) => panic!("engine exited; lines: {got:#?}"),
+            }
+        }
+    }
+
+    /// Sends `cmd` and reads up to the line starting with `prefix`.
+    fn ask(&mut self, cmd: &str, prefix: &str, timeout: Duration) -> Vec<String> {
+        self.send(cmd);
+        self.until(timeout, |l| l.starts_with(prefix))
+    }
+
+    fn ready(&mut self) -> Vec<String> {
+        self.ask("isready", "readyok", QUICK)
+    }
+
+    /// `go ...` up to its bestmove: (lines, the bestmove's move).
+    fn go(&mut self, cmd: &str, timeout: Duration) -> (Vec<String>, String) {
+        let lines = self.ask(cmd, "bestmove", timeout);
+        let best = lines.last().unwrap()["bestmove ".len()..]
+            .split_whitespace()
+            .next()
+            .expect("bestmove has a move")
+            .to_string();
+        (lines, best)
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        let t = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "usi exited with {status}");
+                return;
+            }
+            assert!(t.elapsed() < QUICK, "engine did not quit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn variant(name: &str) -> Arc<Variant> {
+    Arc::new(Variant::builtin(name).unwrap())
+}
+
+/// The position after `moves` from the start.
+fn after(v: &Arc<Variant>, moves: &str) -> Position {
+    let mut p = Position::start(v.clone());
+    p.play_usi(moves).unwrap();
+    p
+}
+
+/// Asserts that an info line with depth, nodes, nps, score and pv precedes the bestmove, and
+/// returns the last one's fields.
+fn last_info(lines: &[String]) -> Vec<String> {
+    let info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .unwrap_or_else(|| panic!("no info line before bestmove: {lines:#?}"));
+    for key in ["depth", "nodes", "nps", "score", "pv"] {
+        assert!(
+            info.split_whitespace().any(|t| t == key),
+            "{key} missing from {info}"
+        );
+    }
+    info.split_whitespace().map(String::from).collect()
+}
+
+fn field(info: &[String], key: &str) -> String {
+    let i = info.iter().position(|t| t == key).unwrap();
+    info[i + 1].clone()
+}
+
+fn legal(pos: &Position, mv: &str) {
+    pos.parse_usi(mv)
+        .unwrap_or_else(|e| panic!("bestmove {mv} is illegal: {e}"));
+}
+
+#[test]
+fn handshake_options_and_a_node_limited_search() {
+    let mut e = Engine::start(&[]);
+    let lines = e.ask("usi", "usiok", QUICK);
+    assert!(
+        lines.iter().any(|l| l.starts_with("id name ")),
+        "{lines:#?}"
+    );
+    assert!(lines.iter().any(|l| l.starts_with("id author ")));
+    for opt in [
+        "option name USI_Variant type combo default shogi",
+        "option name Simulations type spin default 200",
+        "option name Threads type spin",
+        "option name Device type string",
+        "option name Algorithm type combo",
+        "option name USI_Hash type spin",
+        "option name USI_Ponder type check",
+    ] {
+        assert!(
+            lines.iter().any(|l| l.starts_with(opt)),
+            "{opt:?} missing: {lines:#?}"
+        );
+    }
+    e.ready();
+    e.send("usinewgame");
+    e.send("position startpos moves 7g7f 3c3d");
+    let (lines, best) = e.go("go nodes 50", QUICK);
+    let info = last_info(&lines);
+    assert_eq!(field(&info, "nodes"), "50");
+    assert!(field(&info, "score") == "cp" || field(&info, "score") == "mate");
+    legal(&after(&variant("shogi"), "7g7f 3c3d"), &best);
+    // The pv starts with the bestmove.
+    assert_eq!(field(&info, "pv"), best);
+
+    // PUCT too, and a plain `go` (the Simulations option).
+    e.send("setoption name Algorithm value puct");
+    e.send("setoption name Simulations value 30");
+    let (lines, best) = e.go("go", QUICK);
+    assert_eq!(field(&last_info(&lines), "nodes"), "30");
+    legal(&after(&variant("shogi"), "7g7f 3c3d"), &best);
+    e.quit();
+}
+
+#[test]
+fn time_limits_and_stop() {
+    let shogi = variant("shogi");
+    let mut e = Engine::start(&["--variant", "shogi"]);
+    e.ready();
+    e.send("position startpos");
+    for algorithm in ["gumbel", "puct"] {
+        e.send(&format!("setoption name Algorithm value {algorithm}"));
+        let t = Instant::now();
+        let (lines, best) = e.go("go btime 0 wtime 0 byoyomi 300", Duration::from_secs(2));
+        let took = t.elapsed();
+        assert!(took < Duration::from_millis(1500), "{algorithm}: {took:?}");
+        last_info(&lines);
+        legal(&Position::start(shogi.clone()), &best);
+
+        let t = Instant::now();
+        let (_, best) = e.go("go movetime 200", Duration::from_secs(2));
+        assert!(t.elapsed() < Duration::from_millis(1500));
+        legal(&Position::start(shogi.clone()), &best);
+    }
+
+    // Sudden death with an increment; gote to move (wtime is the clock that counts).
+    e.send("position startpos moves 2g2f");
+    let t = Instant::now();
+    let (_, best) = e.go(
+        "go btime 100000 wtime 3000 binc 0 winc 100",
+        Duration::from_secs(3),
+    );
+    assert!(t.elapsed() < Duration::from_millis(2000));
+    legal(&after(&shogi, "2g2f"), &best);
+
+    // Infinite: no bestmove until stop; isready is answered meanwhile.
+    e.send("go infinite");
+    let lines = e.ask("isready", "readyok", QUICK);
+    assert!(
+        lines.iter().all(|l| !l.starts_with("bestmove")),
+        "{lines:#?}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    e.send("stop");
+    let lines = e.until(Duration::from_secs(3), |l| l.starts_with("bestmove"));
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("bestmove")).count(),
+        1,
+        "{lines:#?}"
+    );
+    last_info(&lines);
+    legal(&after(&shogi, "2g2f"), &lines.last().unwrap()[9..]);
+    e.ready();
+
+    // Commands sent without waiting for the bestmove: a bounded search is waited for, an
+    // infinite one must be stopped first.
+    e.send("go nodes 20");
+    e.send("setoption name Simulations value 10");
+    e.send("go");
+    let lines = e.until(QUICK, |l| l.starts_with("bestmove"));
+    assert!(lines.iter().all(|l| !l.contains("error")), "{lines:#?}");
+    let (lines, _) = e.go("isready", QUICK);
+    assert!(lines.iter().all(|l| !l.contains("error")), "{lines:#?}");
+    e.send("go infinite");
+    e.ask("go nodes 5", "info string error", QUICK);
+    e.ask(
+        "setoption name Simulations value 5",
+        "info string error",
+        QUICK,
+    );
+    let (_, best) = e.go("stop", QUICK);
+    legal(&after(&shogi, "2g2f"), &best);
+    e.quit();
+}
+
+#[test]
+fn bad_commands_are_reported_and_change_nothing() {
+    let shogi = variant("shogi");
+    let mut e = Engine::start(&[]);
+    e.ready();
+    e.send("position startpos moves 7g7f");
+    for bad in [
+        "position sfen garbage",
+        "position startpos moves 9z9y",
+        "position startpos moves 7g7f 7g7f",
+        "position startpos junk",
+        "position",
+        "go nodes abc",
+        "go nodes",
+        "go depth 3",
+        "frobnicate",
+        "setoption name NoSuchOption value 1",
+        "setoption name Simulations value many",
+        "setoption name Algorithm value alphabeta",
+        "setoption name Device value tpu",
+        "setoption name USI_Variant value chess",
+        "setoption Threads 2",
+        "gameover maybe",
+    ] {
+        let lines = e.ask(bad, "info string error", QUICK);
+        assert_eq!(lines.len(), 1, "{bad}: {lines:#?}");
+        e.ready();
+    }
+    // Options that are accepted silently.
+    for ok in [
+        "setoption name USI_Hash value 128",
+        "setoption name USI_Ponder value false",
+        "setoption name Threads value 1",
+        "setoption name Device value cpu",
+        "gameover draw",
+        "stop",
+    ] {
+        e.send(ok);
+        let lines = e.ready();
+        assert_eq!(lines, ["readyok"], "{ok}");
+    }
+    // The position is still the one after 7g7f (gote to move).
+    let (_, best) = e.go("go nodes 10", QUICK);
+    legal(&after(&shogi, "7g7f"), &best);
+    e.quit();
+}
+
+#[test]
+fn checkmated_side_resigns() {
+    // Gote's king on 1a, sente's gold on 1b protected by a pawn on 1c: mate.
+    let sfen = "8k/8G/8P/9/9/9/9/9/K8 w - 1";
+    let pos = Position::from_sfen(&variant("shogi"), sfen).unwrap();
+    assert!(pos.legal_moves().is_empty() && pos.in_check());
+    let mut e = Engine::start(&[]);
+    e.ready();
+    e.send(&format!("position sfen {sfen}"));
+    let (lines, best) = e.go("go nodes 50", QUICK);
+    assert_eq!(best, "resign");
+    assert!(lines.iter().any(|l| l.starts_with("info")), "{lines:#?}");
+    // A mate in one (2c1b or 1c1b+, among ten moves) is found and announced.
+    let sfen = "8k/9/7GP/9/9/9/9/9/K8 b - 1";
+    e.send(&format!("position sfen {sfen}"));
+    let (lines, best) = e.go("go nodes 200", QUICK);
+    let mut pos = Position::from_sfen(&variant("shogi"), sfen).unwrap();
+    let mv = pos.parse_usi(&best).unwrap();
+    pos.make_move(mv);
+    assert!(pos.legal_moves().is_empty() && pos.in_check(), "{lines:#?}");
+    assert!(
+        lines.iter().any(|l| l.contains("score mate 1")),
+        "{lines:#?}"
+    );
+    e.quit();
+}
+
+#[test]
+fn minishogi_and_cannon_shosu_without_a_model() {
+    let mini = variant("minishogi");
+    let mut e = Engine::start(&["--variant", "minishogi"]);
+    let lines = e.ask("usi", "usiok", QUICK);
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("option name USI_Variant type combo default minishogi")));
+    e.ready();
+    let start = Position::start(mini.clone());
+    let first = start.move_to_usi(start.legal_moves()[0]);
+    e.send(&format!("position startpos moves {first}"));
+    let (_, best) = e.go("go nodes 30", QUICK);
+    let pos = after(&mini, &first);
+    legal(&pos, &best);
+    // The reply is accepted in turn.
+    e.send(&format!("position startpos moves {first} {best}"));
+    let (_, best2) = e.go("go nodes 30", QUICK);
+    legal(&after(&mini, &format!("{first} {best}")), &best2);
+    // Switching variants through USI_Variant.
+    e.send("setoption name USI_Variant value cannon-shosu");
+    e.ready();
+    e.send("position startpos moves 10h10g");
+    let (_, best) = e.go("go nodes 20", QUICK);
+    legal(&after(&variant("cannon-shosu"), "10h10g"), &best);
+    e.quit();
+
+    // A 10x10 board from the command line: file numbers of two digits.
+    let cs = variant("cannon-shosu");
+    let mut e = Engine::start(&["--variant", "cannon-shosu"]);
+    e.ready();
+    e.send("position startpos moves 10h10g 1c1d");
+    let (lines, best) = e.go("go nodes 40", QUICK);
+    last_info(&lines);
+    legal(&after(&cs, "10h10g 1c1d"), &best);
+    let lines = e.ask("position startpos moves 10h10f", "info string error", QUICK);
+    assert_eq!(lines.len(), 1);
+    e.send(&format!(
+        "position sfen {} moves 10h10g",
+        Position::start(cs.clone()).to_sfen()
+    ));
+    let (_, best) = e.go("go nodes 10", QUICK);
+    legal(&after(&cs, "10h10g"), &best);
+    e.quit();
+}
+
+#[test]
+fn engine_on_a_model() {
+    let dir = std::env::temp_dir().join(format!("usi-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("m.safetensors");
+    let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args([
+            "init",
+            "--variant",
+            "minishogi",
+            "--model",
+            "b2c16",
+            "--out",
+        ])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m = model.to_str().unwrap();
+    run_model_session(m);
+
+    // --variant must agree with the model's sidecar.
+    let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(["usi", "--model", m, "--variant", "shogi"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("does not match") && err.contains("minishogi"),
+        "{err}"
+    );
+    let mut e = Engine::start(&["--model", m, "--variant", "minishogi"]);
+    e.ready();
+    e.quit();
+    std::fs::remove_dir_all(Path::new(&dir)).ok();
+}
+
+fn run_model_session(model: &str) {
+    let mini = variant("minishogi");
+    let mut e = Engine::start(&["--model", model]);
+    let lines = e.ask("usi", "usiok", QUICK);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "option name USI_Variant type combo default minishogi var minishogi"),
+        "{lines:#?}"
+    );
+    e.send("setoption name Device value cpu");
+    e.ready();
+    let lines = e.ask(
+        "setoption name USI_Variant value shogi",
+        "info string error",
+        QUICK,
+    );
+    assert_eq!(lines.len(), 1);
+    e.send("setoption name USI_Variant value minishogi");
+    e.send("position startpos");
+    let (lines, best) = e.go("go nodes 20", QUICK);
+    assert_eq!(field(&last_info(&lines), "nodes"), "20");
+    legal(&Position::start(mini.clone()), &best);
+    e.send(&format!("position startpos moves {best}"));
+    let (_, best2) = e.go("go byoyomi 300", Duration::from_secs(5));
+    legal(&after(&mini, &best), &best2);
+    // Checkmated (gote's king on 1a, gold on 1b protected by a pawn): resign.
+    e.send("position sfen 4k/4G/4P/5/K4 w - 1");
+    let (_, best) = e.go("go nodes 20", QUICK);
+    assert_eq!(best, "resign");
+    e.quit();
+}
