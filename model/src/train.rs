@@ -7,25 +7,8 @@ use crate::net::{NetShape, Network};
 use crate::optim::{grad_norm, scale_grads, trainable, Optimizer};
 use tch::{nn::VarStore, Device, Kind, Tensor};
 
-/// A small, seedable, savable random generator (SplitMix64) for sampling training batches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-}
+/// The savable sampling generator (SplitMix64; its state is one `u64`).
+pub use rules::SplitMix64 as SplitMix;
 
 /// A training batch on the trainer's device.
 #[derive(Debug)]

@@ -1,7 +1,10 @@
 //! `trainer`: the command-line front end of the shogi-variant trainer.
 
+mod arena;
 mod bench;
+mod engine;
 mod netcmd;
+mod play;
 mod run;
 mod usi;
 
@@ -127,6 +130,11 @@ enum Command {
         #[arg(long)]
         variant: Option<String>,
     },
+    /// Matches between models, our network-free search and external USI/UCI engines, with
+    /// W/D/L, Elo (95% interval) and an optional SPRT; our rules referee every move.
+    Arena(arena::ArenaArgs),
+    /// Play our engine in the terminal (moves in USI notation).
+    Play(play::PlayArgs),
     /// Benchmarks (figures for BENCHMARKS.md).
     Bench {
         #[command(subcommand)]
@@ -318,6 +326,8 @@ fn main() {
             python,
         } => netcmd::export(&model, format, out, &device, python),
         Command::Usi { model, variant } => usi::run(model.as_deref(), variant.as_deref()),
+        Command::Arena(a) => arena::run(a),
+        Command::Play(a) => play::run(a),
         Command::Bench { what } => bench::run(what),
     };
     if let Err(e) = r {

@@ -21,6 +21,7 @@ mod movegen;
 mod outcome;
 mod perft;
 mod position;
+mod rng;
 mod sfen;
 mod spec;
 mod types;
@@ -32,6 +33,7 @@ pub use error::{Error, Result};
 pub use outcome::{EndReason, Outcome};
 pub use perft::{perft, perft_divide};
 pub use position::{Position, MAX_HAND_KINDS};
+pub use rng::SplitMix64;
 pub use spec::{
     DropSpec, EndSpec, PieceDropSpec, PieceSpec, PromotedSpec, PromotionSpec, VariantSpec,
 };

@@ -186,14 +186,6 @@ pub struct Variant {
     pub(crate) z_side: u64,
 }
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 impl Variant {
     /// Loads and compiles a variant file (resolving `extends`).
     pub fn load(path: &Path) -> Result<Variant> {
@@ -836,8 +828,8 @@ fn build_tables(v: &mut Variant, atoms: &[Vec<MoveAtom>]) {
     }
     v.leap_checks = leap_checks;
     // Zobrist keys from a fixed seed, so hashes are stable across runs.
-    let mut seed = 0x05EE_D0F5_A061_u64 ^ ((n as u64) << 32);
-    v.z_board = (0..n * 128).map(|_| splitmix(&mut seed)).collect();
+    let mut rng = crate::rng::SplitMix64(0x05EE_D0F5_A061_u64 ^ ((n as u64) << 32));
+    v.z_board = (0..n * 128).map(|_| rng.next_u64()).collect();
     for sq in 0..n {
         v.z_board[sq * 128] = 0; // empty square
     }
@@ -846,9 +838,9 @@ fn build_tables(v: &mut Variant, atoms: &[Vec<MoveAtom>]) {
             if i % (MAX_HAND_COUNT + 1) == 0 {
                 0
             } else {
-                splitmix(&mut seed)
+                rng.next_u64()
             }
         })
         .collect();
-    v.z_side = splitmix(&mut seed);
+    v.z_side = rng.next_u64();
 }

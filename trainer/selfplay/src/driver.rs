@@ -136,25 +136,8 @@ impl PlayStats {
     }
 }
 
-/// A deterministic generator for the driver's decisions (SplitMix64).
-#[derive(Clone, Debug)]
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// Next 64 bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn next_f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
+/// The driver's generator for its decisions (SplitMix64).
+pub use rules::SplitMix64 as Rng;
 
 /// Who plays a game: self-play (one shared search) or a match between two evaluators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

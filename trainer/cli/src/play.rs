@@ -1,0 +1,290 @@
+//! `trainer play`: a human plays our engine in the terminal.
+//!
+//! The board is drawn from sente's side with file numbers on top and rank letters on the right;
+//! sente's pieces are uppercase, gote's lowercase, promoted pieces carry `+`, empty squares are
+//! `.`; hands are listed above (gote) and below (sente). Moves are typed in USI (`7g7f`,
+//! `P*5e`, `8h2b+`); `moves` lists the legal ones, `quit` ends. Under a consecutive-wins match
+//! rule (hand shogi) hands are played with alternating first player until one side has won the
+//! required number in a row (a draw breaks the streak; drawn after 10 hands).
+
+use crate::engine::Searcher;
+use crate::load_variant;
+use anyhow::Result;
+use rules::{Color, EndReason, MatchRule, Position, Variant};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Hands after which a consecutive-wins match is drawn.
+const MAX_HANDS: u32 = 10;
+
+/// A side, as typed on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Side {
+    Sente,
+    Gote,
+}
+
+/// `trainer play` arguments.
+#[derive(clap::Args, Debug)]
+pub(crate) struct PlayArgs {
+    /// Variant (as for perft).
+    #[arg(long)]
+    variant: String,
+    /// Our network (.safetensors with its sidecar); without it the engine searches with a
+    /// uniform policy and even value.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Simulations per engine move.
+    #[arg(long, default_value_t = 200)]
+    nodes: u32,
+    /// The human's side (in the first hand under a consecutive-wins match rule).
+    #[arg(long, value_enum, default_value = "sente")]
+    human: Side,
+    /// Start from this SFEN instead of the variant's start position.
+    #[arg(long)]
+    sfen: Option<String>,
+    /// Device of the model: cpu, cuda, cuda:N or auto.
+    #[arg(long, default_value = "auto")]
+    device: String,
+}
+
+/// The board as text (see the module documentation).
+pub(crate) fn render(pos: &Position) -> String {
+    let v = pos.variant();
+    let (files, ranks) = (v.files as usize, v.ranks as usize);
+    let mut s = String::new();
+    s.push_str(&format!("gote hand:  {}\n", hand_text(pos, Color::Gote)));
+    for x in 0..files {
+        s.push_str(&format!("{:>4}", files - x));
+    }
+    s.push('\n');
+    for y in 0..ranks {
+        for x in 0..files {
+            let p = pos.piece_at(v.square(x, y));
+            let t = if p.is_empty() {
+                ".".to_string()
+            } else {
+                let t = v.kind_token(p.kind());
+                if p.color() == Color::Gote {
+                    t.to_ascii_lowercase()
+                } else {
+                    t
+                }
+            };
+            s.push_str(&format!("{t:>4}"));
+        }
+        s.push_str(&format!("   {}\n", (b'a' + y as u8) as char));
+    }
+    s.push_str(&format!("sente hand: {}\n", hand_text(pos, Color::Sente)));
+    s
+}
+
+fn hand_text(pos: &Position, c: Color) -> String {
+    let v = pos.variant();
+    let mut parts = Vec::new();
+    for &k in &v.hand_kinds {
+        let n = pos.hand_count(c, k);
+        if n > 0 {
+            let l = v.kinds[k as usize].letter;
+            let l = if c == Color::Gote {
+                l.to_ascii_lowercase()
+            } else {
+                l
+            };
+            parts.push(if n > 1 {
+                format!("{l}x{n}")
+            } else {
+                l.to_string()
+            });
+        }
+    }
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join(" ")
+    }
+}
+
+fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::Sente => "sente",
+        Color::Gote => "gote",
+    }
+}
+
+fn reason_text(r: EndReason) -> &'static str {
+    match r {
+        EndReason::Checkmate => "checkmate",
+        EndReason::Stalemate => "stalemate",
+        EndReason::Repetition => "repetition",
+        EndReason::PerpetualCheck => "perpetual check",
+        EndReason::MoveLimit => "move limit",
+    }
+}
+
+/// How a hand ended: the human's score (1, 0, -1), or None when the human quit.
+fn play_hand(
+    start: &Position,
+    human: Color,
+    engine: &mut Searcher,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<Option<i32>> {
+    let mut pos = start.clone();
+    writeln!(out, "you play {}\n", side_name(human))?;
+    writeln!(out, "{}", render(&pos))?;
+    loop {
+        if let Some(o) = pos.outcome() {
+            let score = o.score_for(human);
+            writeln!(
+                out,
+                "result: {} by {} ({})",
+                match o.winner {
+                    Some(c) => format!("{} wins", side_name(c)),
+                    None => "draw".to_string(),
+                },
+                reason_text(o.reason),
+                match score {
+                    1 => "you win",
+                    0 => "draw",
+                    _ => "you lose",
+                }
+            )?;
+            return Ok(Some(score));
+        }
+        let side = pos.side_to_move();
+        if side == human {
+            write!(out, "move {} ({}, you): ", pos.ply() + 1, side_name(side))?;
+            out.flush()?;
+            let mut line = String::new();
+            if input.read_line(&mut line)? == 0 {
+                writeln!(out, "\nend of input: quitting")?;
+                return Ok(None);
+            }
+            let cmd = line.trim();
+            match cmd {
+                "" => continue,
+                "quit" | "exit" => {
+                    writeln!(out, "quit")?;
+                    return Ok(None);
+                }
+                "moves" | "help" => {
+                    let mut legal: Vec<String> = pos
+                        .legal_moves()
+                        .into_iter()
+                        .map(|m| pos.move_to_usi(m))
+                        .collect();
+                    legal.sort();
+                    writeln!(
+                        out,
+                        "type a move in USI (7g7f, P*5e, 8h2b+), `moves` or `quit`; legal: {}",
+                        legal.join(" ")
+                    )?;
+                    continue;
+                }
+                _ => {}
+            }
+            match pos.parse_usi(cmd) {
+                Ok(mv) => {
+                    pos.make_move(mv);
+                    writeln!(out, "you play {}\n", pos.variant().move_to_usi(mv))?;
+                    writeln!(out, "{}", render(&pos))?;
+                }
+                Err(e) => writeln!(out, "illegal: {e}; try again (`moves` lists them)")?,
+            }
+        } else {
+            let mv = engine.choose(&pos, None)?;
+            writeln!(
+                out,
+                "engine ({}) plays {}\n",
+                side_name(side),
+                pos.move_to_usi(mv)
+            )?;
+            pos.make_move(mv);
+            writeln!(out, "{}", render(&pos))?;
+        }
+    }
+}
+
+fn start_position(v: &Arc<Variant>, sfen: Option<&str>) -> Result<Position> {
+    Ok(match sfen {
+        Some(s) => Position::from_sfen(v, s)?,
+        None => Position::start(v.clone()),
+    })
+}
+
+/// `trainer play`.
+pub(crate) fn run(args: PlayArgs) -> Result<()> {
+    let variant = load_variant(&args.variant)?;
+    let start = start_position(&variant, args.sfen.as_deref())?;
+    let mut engine = Searcher::new(&variant, args.model.as_deref(), args.nodes, &args.device)?;
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let first = match args.human {
+        Side::Sente => Color::Sente,
+        Side::Gote => Color::Gote,
+    };
+    writeln!(
+        out,
+        "{}: you are {}; moves in USI (7g7f, P*5e, 8h2b+), `moves` lists them, `quit` ends",
+        variant.name,
+        side_name(first)
+    )?;
+    match variant.match_rule {
+        MatchRule::Single => {
+            play_hand(&start, first, &mut engine, &mut input, &mut out)?;
+        }
+        MatchRule::ConsecutiveWins(n) => {
+            writeln!(
+                out,
+                "match: the first to win {n} hands in a row wins (drawn after {MAX_HANDS} hands)"
+            )?;
+            let mut streak: (i32, u32) = (0, 0);
+            let mut human = first;
+            let mut decided = false;
+            for h in 1..=MAX_HANDS {
+                writeln!(out, "\nhand {h}")?;
+                let Some(s) = play_hand(&start, human, &mut engine, &mut input, &mut out)? else {
+                    return Ok(());
+                };
+                streak = match s {
+                    0 => (0, 0),
+                    s if s == streak.0 => (s, streak.1 + 1),
+                    s => (s, 1),
+                };
+                if streak.1 >= n {
+                    writeln!(
+                        out,
+                        "match result: {}",
+                        if streak.0 == 1 { "you win" } else { "you lose" }
+                    )?;
+                    decided = true;
+                    break;
+                }
+                human = human.flip();
+            }
+            if !decided {
+                writeln!(out, "match result: drawn after {MAX_HANDS} hands")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_text() {
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let t = render(&Position::start(v));
+        assert!(t.contains("   5   4   3   2   1\n"), "{t}");
+        assert!(t.contains("   r   b   s   g   k   a\n"), "{t}");
+        assert!(t.contains("   K   G   S   B   R   e\n"), "{t}");
+        assert!(t.contains("gote hand:  -"), "{t}");
+    }
+}

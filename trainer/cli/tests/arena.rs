@@ -1,0 +1,299 @@
+//! `trainer arena` end to end: our engine over the USI pipe, the hand-shogi match rule, the
+//! referee against misbehaving engines, and Fairy-Stockfish over UCI.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Runs `trainer arena ARGS`; returns stdout (panics with both streams on failure).
+fn arena(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .arg("arena")
+        .args(args)
+        .output()
+        .expect("run trainer arena");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "trainer arena {args:?} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    stdout
+}
+
+/// The (n, W, D, L) of a table row (`games`, `hands` or `matches`).
+fn row(out: &str, label: &str) -> (u64, u64, u64, u64) {
+    let line = out
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(label))
+        .unwrap_or_else(|| panic!("no {label} row in\n{out}"));
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .take(4)
+        .map(|t| t.parse().unwrap_or_else(|_| panic!("bad row {line:?}")))
+        .collect();
+    let r = (v[0], v[1], v[2], v[3]);
+    assert_eq!(r.0, r.1 + r.2 + r.3, "{line}");
+    assert!(line.contains('%') && line.contains('['), "{line}");
+    r
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("arena-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// A USI "engine" in sh that answers every `go` with `reply` (an sh command).
+fn fake_usi(on_go: &str) -> String {
+    format!(
+        "engine:while read l; do case \"$l\" in usi) echo 'id name fake'; echo usiok;; \
+         isready) echo readyok;; go*) {on_go};; quit) exit 0;; esac; done"
+    )
+}
+
+#[test]
+fn our_usi_engine_against_mcts() {
+    let dir = temp_dir("usi");
+    let engine = format!(
+        "engine:{} usi --variant minishogi",
+        env!("CARGO_BIN_EXE_trainer")
+    );
+    let out = arena(&[
+        "--variant",
+        "minishogi",
+        "--player",
+        &engine,
+        "--player",
+        "mcts",
+        "--games",
+        "4",
+        "--nodes",
+        "8",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(row(&out, "games").0, 4, "{out}");
+    assert!(
+        !out.contains("illegal") && !out.contains("timeout"),
+        "{out}"
+    );
+    let games = std::fs::read_to_string(dir.join("games.txt")).unwrap();
+    let lines: Vec<&str> = games.lines().collect();
+    assert_eq!(lines.len(), 4, "{games}");
+    for l in lines {
+        assert!(l.starts_with("sfen ") && l.contains(" moves ") && l.contains(" result "));
+    }
+    // Minishogi is not standard shogi: no CSA files.
+    assert!(!dir.join("game-0001.csa").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hand_shogi_matches() {
+    let out = arena(&[
+        "--variant",
+        "hand",
+        "--player",
+        "mcts",
+        "--player",
+        "mcts",
+        "--games",
+        "2",
+        "--nodes",
+        "8",
+        "--max-hands",
+        "4",
+        "--random-plies",
+        "8",
+    ]);
+    let hands = row(&out, "hands");
+    let matches = row(&out, "matches");
+    assert_eq!(matches.0, 2, "{out}");
+    let hand_lines = out
+        .lines()
+        .filter(|l| l.starts_with("match ") && l.contains(" hand "))
+        .count() as u64;
+    assert_eq!(hands.0, hand_lines, "{out}");
+    assert!((2..=8).contains(&hands.0), "{out}");
+    // A won match needs at least two hand wins, a lost one two hand losses.
+    assert!(
+        hands.1 >= 2 * matches.1 && hands.3 >= 2 * matches.3,
+        "{out}"
+    );
+    assert!(
+        hands.0 >= 2 * (matches.1 + matches.3) + 4 * matches.2,
+        "{out}"
+    );
+
+    // Against an engine that only plays illegal moves, every match is two hands won in a row.
+    let out = arena(&[
+        "--variant",
+        "hand",
+        "--player",
+        "mcts",
+        "--player",
+        &fake_usi("echo 'bestmove 9a9b'"),
+        "--games",
+        "3",
+        "--nodes",
+        "4",
+    ]);
+    assert_eq!(row(&out, "hands"), (6, 6, 0, 0), "{out}");
+    assert_eq!(row(&out, "matches"), (3, 3, 0, 0), "{out}");
+}
+
+#[test]
+fn referee_scores_misbehaviour_as_losses() {
+    // Illegal moves: each is a loss, the match goes on.
+    let out = arena(&[
+        "--variant",
+        "minishogi",
+        "--player",
+        "mcts",
+        "--player",
+        &fake_usi("echo 'bestmove 9a9b'"),
+        "--games",
+        "3",
+        "--nodes",
+        "4",
+    ]);
+    assert_eq!(row(&out, "games"), (3, 3, 0, 0), "{out}");
+    assert_eq!(out.matches("illegal move by").count(), 3, "{out}");
+    assert!(out.contains("\"9a9b\""), "{out}");
+
+    // A crash (the engine exits on `go`) and malformed replies: losses, the engine restarts.
+    let out = arena(&[
+        "--variant",
+        "minishogi",
+        "--player",
+        &fake_usi("exit 3"),
+        "--player",
+        &fake_usi("echo 'bestmove'"),
+        "--games",
+        "2",
+    ]);
+    let r = row(&out, "games");
+    assert_eq!(r.0, 2, "{out}");
+    assert!(out.contains("crash"), "{out}");
+    assert!(out.contains("malformed"), "{out}");
+    assert!(out.contains("restarted"), "{out}");
+
+    // A timeout: no answer within movetime + margin.
+    let out = arena(&[
+        "--variant",
+        "minishogi",
+        "--player",
+        "mcts",
+        "--player",
+        &fake_usi("true"),
+        "--games",
+        "2",
+        "--movetime",
+        "50",
+        "--margin",
+        "200",
+        "--nodes",
+        "4",
+    ]);
+    assert_eq!(row(&out, "games"), (2, 2, 0, 0), "{out}");
+    assert_eq!(out.matches("timeout").count(), 2, "{out}");
+}
+
+#[test]
+fn sprt_stops_early() {
+    let out = arena(&[
+        "--variant",
+        "minishogi",
+        "--player",
+        "mcts",
+        "--player",
+        &fake_usi("echo 'bestmove 9a9b'"),
+        "--games",
+        "200",
+        "--nodes",
+        "2",
+        "--sprt",
+        "0,50",
+    ]);
+    let r = row(&out, "games");
+    assert!(r.0 < 200, "{out}");
+    assert!(out.contains("H1 accepted") && out.contains("LLR"), "{out}");
+}
+
+#[test]
+fn shogi_games_are_saved_as_csa() {
+    let dir = temp_dir("csa");
+    arena(&[
+        "--variant",
+        "shogi",
+        "--player",
+        "mcts",
+        "--player",
+        &fake_usi("echo 'bestmove resign'"),
+        "--games",
+        "2",
+        "--nodes",
+        "2",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    for i in 1..=2 {
+        let csa = std::fs::read_to_string(dir.join(format!("game-{i:04}.csa"))).unwrap();
+        assert!(csa.starts_with("V2.2\n"), "{csa}");
+        assert!(csa.contains("P1-KY-KE-GI-KI-OU-KI-GI-KE-KY"), "{csa}");
+        assert!(csa.contains("%TORYO"), "{csa}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn find_fairy_stockfish() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/games")])
+        .map(|d| d.join("fairy-stockfish"))
+        .find(|p| p.is_file())
+}
+
+#[test]
+fn against_fairy_stockfish_over_uci() {
+    let Some(fsf) = find_fairy_stockfish() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("fairy-stockfish is not installed (scripts/test.sh installs it)");
+        }
+        eprintln!("skipped: fairy-stockfish not installed (apt-get install fairy-stockfish)");
+        return;
+    };
+    let dir = temp_dir("fsf");
+    let out = arena(&[
+        "--variant",
+        "minishogi",
+        "--player",
+        "mcts",
+        "--player",
+        &format!("engine:{}", fsf.display()),
+        "--protocol-b",
+        "uci",
+        "--option-b",
+        "Threads=1",
+        "--movetime",
+        "50",
+        "--margin",
+        "3000",
+        "--nodes",
+        "16",
+        "--games",
+        "2",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(row(&out, "games").0, 2, "{out}");
+    // Fairy-Stockfish's moves all passed the referee (converted from its notation).
+    assert!(
+        !out.contains("illegal") && !out.contains("malformed") && !out.contains("timeout"),
+        "{out}"
+    );
+    let games = std::fs::read_to_string(dir.join("games.txt")).unwrap();
+    assert_eq!(games.lines().count(), 2, "{games}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
