@@ -23,7 +23,8 @@ fn elo_of(score: f64) -> f64 {
 }
 
 /// Elo of the first player from its wins, draws and losses (normal approximation of the mean
-/// score, trinomial variance; infinite scores are clamped).
+/// score, trinomial variance). A perfect or null score is estimated as half a game less
+/// extreme, with binomial variance.
 pub fn elo_estimate(wins: u64, draws: u64, losses: u64) -> EloEstimate {
     let n = wins + draws + losses;
     if n == 0 {
@@ -38,14 +39,21 @@ pub fn elo_estimate(wins: u64, draws: u64, losses: u64) -> EloEstimate {
     let nf = n as f64;
     let (w, d, l) = (wins as f64 / nf, draws as f64 / nf, losses as f64 / nf);
     let s = w + 0.5 * d;
-    let var = w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s.powi(2);
+    let mut var = w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s.powi(2);
+    // A perfect (or null) score has no spread and an infinite Elo: report the estimate of a
+    // score half a game away, with binomial spread, so the interval still says how sure it is.
+    let mut est = s;
+    if var < 1e-12 {
+        est = s.clamp(0.5 / nf, 1.0 - 0.5 / nf);
+        var = est * (1.0 - est);
+    }
     let se = (var / nf).sqrt();
     EloEstimate {
         games: n,
         score: s,
-        elo: elo_of(s),
-        low: elo_of(s - 1.96 * se),
-        high: elo_of(s + 1.96 * se),
+        elo: elo_of(est),
+        low: elo_of(est - 1.96 * se),
+        high: elo_of(est + 1.96 * se),
     }
 }
 
@@ -62,8 +70,10 @@ mod tests {
         let e = elo_estimate(75, 0, 25);
         assert!((e.elo - 190.85).abs() < 0.1, "{}", e.elo);
         assert!(e.low < e.elo && e.elo < e.high);
-        let e = elo_estimate(5, 0, 0);
-        assert!(e.elo > 1000.0);
+        // 40-0: a large finite estimate with a lower bound well above zero.
+        let e = elo_estimate(40, 0, 0);
+        assert!((e.elo - 759.05).abs() < 0.1, "{}", e.elo);
+        assert!(e.low > 300.0 && e.low < e.elo, "{}", e.low);
         assert_eq!(elo_estimate(0, 0, 0).games, 0);
     }
 }
