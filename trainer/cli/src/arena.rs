@@ -368,16 +368,6 @@ impl Game {
     }
 }
 
-fn reason_text(r: EndReason) -> &'static str {
-    match r {
-        EndReason::Checkmate => "checkmate",
-        EndReason::Stalemate => "stalemate",
-        EndReason::Repetition => "repetition",
-        EndReason::PerpetualCheck => "perpetual check",
-        EndReason::MoveLimit => "move limit",
-    }
-}
-
 fn play_game(
     players: &mut [Player; 2],
     sente: usize,
@@ -414,11 +404,7 @@ fn play_game(
         Some(r) => r,
         None => loop {
             if let Some(o) = pos.outcome() {
-                break (
-                    o.winner,
-                    reason_text(o.reason).to_string(),
-                    End::Rules(o.reason),
-                );
+                break (o.winner, o.reason.name().to_string(), End::Rules(o.reason));
             }
             let side = pos.side_to_move();
             let idx = by_color(side);

@@ -10,7 +10,7 @@
 use crate::engine::Searcher;
 use crate::load_variant;
 use anyhow::Result;
-use rules::{Color, EndReason, MatchRule, Position, Variant};
+use rules::{Color, MatchRule, Position, Variant};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -113,16 +113,6 @@ fn side_name(c: Color) -> &'static str {
     }
 }
 
-fn reason_text(r: EndReason) -> &'static str {
-    match r {
-        EndReason::Checkmate => "checkmate",
-        EndReason::Stalemate => "stalemate",
-        EndReason::Repetition => "repetition",
-        EndReason::PerpetualCheck => "perpetual check",
-        EndReason::MoveLimit => "move limit",
-    }
-}
-
 /// How a hand ended: the human's score (1, 0, -1), or None when the human quit.
 fn play_hand(
     start: &Position,
@@ -144,7 +134,7 @@ fn play_hand(
                     Some(c) => format!("{} wins", side_name(c)),
                     None => "draw".to_string(),
                 },
-                reason_text(o.reason),
+                o.reason.name(),
                 match score {
                     1 => "you win",
                     0 => "draw",

@@ -19,6 +19,25 @@ pub enum EndReason {
     MoveLimit,
 }
 
+impl EndReason {
+    /// Lower-case words, as written in game records (`checkmate`, `perpetual check`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EndReason::Checkmate => "checkmate",
+            EndReason::Stalemate => "stalemate",
+            EndReason::Repetition => "repetition",
+            EndReason::PerpetualCheck => "perpetual check",
+            EndReason::MoveLimit => "move limit",
+        }
+    }
+}
+
+impl std::fmt::Display for EndReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The result of a finished game.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Outcome {

@@ -452,8 +452,7 @@ fn finish_move(
     stats.plies += 1;
     let now = game.searches[0].root();
     if let Some(o) = now.outcome() {
-        let reason = format!("{:?}", o.reason).to_lowercase();
-        return Some(end_game(game, o.winner, &reason, stats));
+        return Some(end_game(game, o.winner, o.reason.name(), stats));
     }
     if game.record.moves.len() >= max_plies {
         return Some(end_game(game, None, "move limit", stats));
