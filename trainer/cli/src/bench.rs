@@ -330,35 +330,39 @@ fn bench_selfplay(
     let t = model::Trainer::new(&cfg, shape, model::TrainConfig::default(), device, 1);
     let mut ev = model::NetEvaluator::new(t.vs, t.net);
     let threads = model::tch::get_num_threads();
-    // 1. Raw forward at the self-play batch size, real encoded positions.
-    let mut pos = rules::Position::start(v.clone());
-    let mut inputs = vec![0.0f32; parallel * enc.input_len()];
-    for i in 0..parallel {
-        enc.encode(
-            &pos,
-            &mut inputs[i * enc.input_len()..(i + 1) * enc.input_len()],
-        );
-        if let Some(&m) = pos.legal_moves().first() {
-            pos.make_move(m);
-        }
-    }
-    let x = Tensor::from_slice(&inputs)
-        .view([
-            parallel as i64,
-            shape.planes as i64,
-            shape.ranks as i64,
-            shape.files as i64,
-        ])
-        .to_device(device);
-    let raw = rate(3.0, || {
-        model::tch::no_grad(|| {
-            let (p, w) = ev.net.forward_t(&x, false);
-            let _ = (
-                p.to_device(Device::Cpu),
-                w.softmax(-1, Kind::Float).to_device(Device::Cpu),
+    // Raw forward of the same network on real encoded positions, at a given batch size.
+    let raw_at = |ev: &model::NetEvaluator, batch: usize| -> f64 {
+        let mut pos = rules::Position::start(v.clone());
+        let mut inputs = vec![0.0f32; batch * enc.input_len()];
+        for i in 0..batch {
+            enc.encode(
+                &pos,
+                &mut inputs[i * enc.input_len()..(i + 1) * enc.input_len()],
             );
-        })
-    }) * parallel as f64;
+            if let Some(&m) = pos.legal_moves().first() {
+                pos.make_move(m);
+            }
+        }
+        let x = Tensor::from_slice(&inputs)
+            .view([
+                batch as i64,
+                shape.planes as i64,
+                shape.ranks as i64,
+                shape.files as i64,
+            ])
+            .to_device(device);
+        rate(3.0, || {
+            model::tch::no_grad(|| {
+                let (p, w) = ev.net.forward_t(&x, false);
+                let _ = (
+                    p.to_device(Device::Cpu),
+                    w.softmax(-1, Kind::Float).to_device(Device::Cpu),
+                );
+            })
+        }) * batch as f64
+    };
+    // 1. The raw forward at the nominal batch size.
+    let raw = raw_at(&ev, parallel);
     // 2. The self-play loop with the same network, batch and threads.
     let search = search::SearchConfig {
         simulations,
@@ -371,10 +375,9 @@ fn bench_selfplay(
         full_probability: 1.0,
         ..Default::default()
     };
-    let mut evs: [&mut dyn search::Evaluator; 1] = [&mut ev];
     let stats = selfplay::play_games(
         &enc,
-        &mut evs,
+        &mut [&mut ev as &mut dyn search::Evaluator],
         std::slice::from_ref(&search),
         &sp,
         selfplay::Mode::SelfPlay,
@@ -385,6 +388,9 @@ fn bench_selfplay(
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     let loop_rate = stats.evals as f64 / stats.seconds;
     let mean_batch = stats.evals as f64 / stats.batches.max(1) as f64;
+    // 3. The raw forward at the loop's mean batch (games finishing shrink the late batches).
+    let mean_b = (mean_batch.round() as usize).max(1);
+    let raw_mean = raw_at(&ev, mean_b);
     println!(
         "{} with {} on {:?}, {threads} intra-op threads, {parallel} games in lockstep, {simulations} simulations/move",
         v.name, cfg.name, device
@@ -398,6 +404,14 @@ fn bench_selfplay(
         loop_rate,
         100.0 * stats.eval_seconds / stats.seconds
     );
-    println!("ratio self-play / raw forward: {:.3}", loop_rate / raw);
+    println!("raw forward, batch {mean_b} (the loop's mean): {raw_mean:>10.0} evals/s");
+    println!(
+        "ratio self-play / raw forward at batch {parallel}: {:.3}",
+        loop_rate / raw
+    );
+    println!(
+        "ratio self-play / raw forward at the mean batch {mean_b}: {:.3}",
+        loop_rate / raw_mean
+    );
     Ok(())
 }
