@@ -256,11 +256,12 @@ pub fn play_games(
         })
     };
     let parallel = cfg.parallel_games.max(1).min(n_games.max(1));
+    let budgets: Vec<u32> = searches.iter().map(|s| s.simulations).collect();
     let mut slots: Vec<Option<Game>> = Vec::with_capacity(parallel);
     for _ in 0..parallel {
         let mut g = new_game(&mut rng, &mut started);
         if let Some(g) = g.as_mut() {
-            start_search(g, cfg, mode, &searches_budget(searches), &mut rng);
+            start_search(g, cfg, mode, &budgets, &mut rng);
         }
         slots.push(g);
     }
@@ -296,7 +297,7 @@ pub fn play_games(
                         *slot = new_game(&mut rng, &mut started);
                     }
                     if let Some(g) = slot.as_mut() {
-                        start_search(g, cfg, mode, &searches_budget(searches), &mut rng);
+                        start_search(g, cfg, mode, &budgets, &mut rng);
                     }
                     continue;
                 }
@@ -341,10 +342,6 @@ pub fn play_games(
     stats.eval_seconds = eval_time.as_secs_f64();
     stats.seconds = t0.elapsed().as_secs_f64();
     Ok(stats)
-}
-
-fn searches_budget(searches: &[SearchConfig]) -> Vec<u32> {
-    searches.iter().map(|s| s.simulations).collect()
 }
 
 /// Index of the search to use now.

@@ -11,6 +11,8 @@ struct StoredGame {
     /// (ply, sparse policy) of the positions with a target.
     targets: Vec<(usize, Vec<(u32, f32)>)>,
     result: i8,
+    /// Samples added before this game (a running count, so lookups are a binary search).
+    first_sample: u64,
 }
 
 /// The most recent samples of a run, oldest first.
@@ -71,6 +73,7 @@ impl ReplayWindow {
             pos.make_move(mv);
             moves.push(mv);
         }
+        let first_sample = self.total_added;
         self.samples += targets.len();
         self.total_added += targets.len() as u64;
         self.games.push_back(StoredGame {
@@ -78,6 +81,7 @@ impl ReplayWindow {
             moves,
             targets,
             result: rec.result,
+            first_sample,
         });
         Ok(())
     }
@@ -115,17 +119,14 @@ impl ReplayWindow {
             return;
         }
         for i in 0..n {
-            // Uniform over samples: pick by global sample index.
-            let mut k = below(self.samples);
-            let mut game = &self.games[0];
-            for g in &self.games {
-                if k < g.targets.len() {
-                    game = g;
-                    break;
-                }
-                k -= g.targets.len();
-            }
-            let (ply, target) = &game.targets[k];
+            // Uniform over samples: the sample's running index, then its game by bisection.
+            let base = self.games[0].first_sample;
+            let global = base + below(self.samples) as u64;
+            let gi = self
+                .games
+                .partition_point(|g| g.first_sample + g.targets.len() as u64 <= global);
+            let game = &self.games[gi];
+            let (ply, target) = &game.targets[(global - game.first_sample) as usize];
             let mut pos = game.start.clone();
             for &mv in &game.moves[..*ply] {
                 pos.make_move(mv);
