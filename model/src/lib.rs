@@ -26,6 +26,30 @@ pub use optim::{decays, grad_norm, Optimizer};
 pub use tch;
 pub use train::{Batch, SplitMix, StepStats, Trainer};
 
+/// The device networks run on (re-exported so that no other crate names libtorch).
+pub use tch::Device;
+
+/// Sets libtorch's intra-op threads for the whole process (every thread's forward and
+/// backward passes); concurrent roles on a small machine want 1 each.
+pub fn set_threads(n: usize) {
+    tch::set_num_threads(n.max(1) as i32);
+}
+
+/// libtorch's intra-op threads.
+pub fn threads() -> usize {
+    tch::get_num_threads().max(1) as usize
+}
+
+/// Copies the weights of the model file `path` into `t` (same shape), e.g. to start training
+/// from generation 0.
+pub fn init_from_model(t: &mut Trainer, path: &std::path::Path) -> Result<()> {
+    let (vs, _, _) = load_model(path, t.device)?;
+    tch::no_grad(|| t.vs.copy(&vs)).map_err(|e| ModelError::Checkpoint {
+        path: path.display().to_string(),
+        reason: format!("initialising from it: {e}"),
+    })
+}
+
 /// Network shape for a variant's encoder.
 pub fn shape_of(enc: &selfplay::Encoder) -> NetShape {
     NetShape {

@@ -148,6 +148,24 @@ impl Trainer {
         })
     }
 
+    /// Policy entropy (nats) and value accuracy (argmax of the WDL head against the game
+    /// result) on a batch, in inference mode.
+    pub fn diagnostics(&self, b: &Batch) -> (f64, f64) {
+        tch::no_grad(|| {
+            let (logits, wdl) = self.net.forward_t(&b.inputs, false);
+            let lp = logits.to_kind(Kind::Float).log_softmax(-1, Kind::Float);
+            let entropy = -(lp.exp() * &lp)
+                .sum_dim_intlist(1, false, Kind::Float)
+                .mean(Kind::Float);
+            let acc = wdl
+                .argmax(1, false)
+                .eq_tensor(&b.wdl.argmax(1, false))
+                .to_kind(Kind::Float)
+                .mean(Kind::Float);
+            (entropy.double_value(&[]), acc.double_value(&[]))
+        })
+    }
+
     /// One optimisation step on `b`.
     pub fn train_step(&mut self, b: &Batch) -> StepStats {
         let lr = self.cfg.lr_at(self.step);

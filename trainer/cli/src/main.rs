@@ -2,10 +2,8 @@
 
 mod arena;
 mod bench;
-mod engine;
 mod netcmd;
 mod play;
-mod run;
 mod usi;
 
 use anyhow::{bail, Context, Result};
@@ -56,8 +54,8 @@ enum Command {
         #[arg(long, value_name = "VARIANT")]
         explain: Option<String>,
     },
-    /// The main job: self-play -> train -> evaluate -> next generation, in runs/<name>/.
-    /// An existing run directory is resumed.
+    /// The main job: self-play, training and evaluation at the same time in runs/<name>/,
+    /// until the config's generations or time budget. An existing run directory is resumed.
     Run {
         /// Run config (configs/runs/*.toml).
         #[arg(long, default_value = "configs/runs/default.toml")]
@@ -69,13 +67,18 @@ enum Command {
         #[arg(long)]
         resume: bool,
     },
-    /// Self-play half of a run, as its own process (pair it with `trainer train`).
+    /// A self-play worker of a run, as its own process: any number of them (on any machine
+    /// sharing the run directory) feed one `trainer train`. SIGTERM/SIGINT stop it cleanly.
     Selfplay {
         /// Run directory (created by `trainer run` or `trainer train --config`).
         #[arg(long)]
         run: PathBuf,
+        /// Self-play threads (0: the run config's `selfplay.threads`).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
     },
-    /// Training half of a run, as its own process: waits for each generation's self-play games.
+    /// Trainer and evaluator of a run, as their own process: trains on the games that
+    /// `trainer selfplay` workers write and publishes networks for them.
     Train {
         /// Run directory (resumed), or...
         #[arg(long, conflicts_with = "config")]
@@ -144,15 +147,7 @@ enum Command {
 
 /// Resolves `--variant`: a path, a file in ./configs/variants, or a built-in.
 pub(crate) fn load_variant(name: &str) -> Result<Arc<Variant>> {
-    let p = Path::new(name);
-    if name.ends_with(".toml") || name.contains('/') {
-        return Ok(Arc::new(Variant::load(p)?));
-    }
-    let local = Path::new("configs/variants").join(format!("{name}.toml"));
-    if local.exists() {
-        return Ok(Arc::new(Variant::load(&local)?));
-    }
-    Ok(Arc::new(Variant::builtin(name)?))
+    ::arena::load_variant(name)
 }
 
 fn run_perft(
@@ -236,7 +231,7 @@ fn check_one(f: &Path, verbose: bool) -> Result<String> {
         }
         "run" => {
             let text = std::fs::read_to_string(f)?;
-            let r = run::RunConfig::from_toml(&text, &f.display().to_string())?;
+            let r = pipeline::RunConfig::from_toml(&text, &f.display().to_string())?;
             // The run's variant and network must resolve too.
             let v =
                 load_variant(&r.variant).with_context(|| format!("{}: variant", f.display()))?;
@@ -300,18 +295,21 @@ fn main() {
             config,
             runs_dir,
             resume,
-        } => run::Run::open(&config, &runs_dir, resume).and_then(|mut r| r.run_loop()),
-        Command::Selfplay { run } => run::Run::resume(&run).and_then(|mut r| r.selfplay_loop()),
+        } => pipeline::Run::open(&config, &runs_dir, resume)
+            .and_then(|r| pipeline::run_all(&r, pipeline::stop_on_signals()?)),
+        Command::Selfplay { run, threads } => pipeline::Run::resume(&run)
+            .and_then(|r| pipeline::run_selfplay(&r, threads, pipeline::stop_on_signals()?))
+            .map(|_| ()),
         Command::Train {
             run,
             config,
             runs_dir,
         } => match (run, config) {
-            (Some(dir), _) => run::Run::resume(&dir),
-            (None, Some(cfg)) => run::Run::open(&cfg, &runs_dir, false),
+            (Some(dir), _) => pipeline::Run::resume(&dir),
+            (None, Some(cfg)) => pipeline::Run::open(&cfg, &runs_dir, false),
             (None, None) => Err(anyhow::anyhow!("give --run DIR or --config FILE")),
         }
-        .and_then(|mut r| r.train_loop()),
+        .and_then(|r| pipeline::run_trainer(&r, pipeline::stop_on_signals()?)),
         Command::Init {
             variant,
             model,

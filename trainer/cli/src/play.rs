@@ -1,22 +1,12 @@
-//! `trainer play`: a human plays our engine in the terminal.
-//!
-//! The board is drawn from sente's side with file numbers on top and rank letters on the right;
-//! sente's pieces are uppercase, gote's lowercase, promoted pieces carry `+`, empty squares are
-//! `.`; hands are listed above (gote) and below (sente). Moves are typed in USI (`7g7f`,
-//! `P*5e`, `8h2b+`); `moves` lists the legal ones, `quit` ends. Under a consecutive-wins match
-//! rule (hand shogi) hands are played with alternating first player until one side has won the
-//! required number in a row (a draw breaks the streak; drawn after 10 hands).
+//! `trainer play`: a human plays our engine in the terminal ([`arena::play_human`], which
+//! documents the board and the commands).
 
-use crate::engine::Searcher;
 use crate::load_variant;
 use anyhow::Result;
-use rules::{Color, MatchRule, Position, Variant};
-use std::io::{BufRead, Write};
+use arena::{play_human, Searcher};
+use rules::{Color, Position};
+use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
-
-/// Hands after which a consecutive-wins match is drawn.
-const MAX_HANDS: u32 = 10;
 
 /// A side, as typed on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -49,165 +39,13 @@ pub(crate) struct PlayArgs {
     device: String,
 }
 
-/// The board as text (see the module documentation).
-pub(crate) fn render(pos: &Position) -> String {
-    let v = pos.variant();
-    let (files, ranks) = (v.files as usize, v.ranks as usize);
-    let mut s = String::new();
-    s.push_str(&format!("gote hand:  {}\n", hand_text(pos, Color::Gote)));
-    for x in 0..files {
-        s.push_str(&format!("{:>4}", files - x));
-    }
-    s.push('\n');
-    for y in 0..ranks {
-        for x in 0..files {
-            let p = pos.piece_at(v.square(x, y));
-            let t = if p.is_empty() {
-                ".".to_string()
-            } else {
-                let t = v.kind_token(p.kind());
-                if p.color() == Color::Gote {
-                    t.to_ascii_lowercase()
-                } else {
-                    t
-                }
-            };
-            s.push_str(&format!("{t:>4}"));
-        }
-        s.push_str(&format!("   {}\n", (b'a' + y as u8) as char));
-    }
-    s.push_str(&format!("sente hand: {}\n", hand_text(pos, Color::Sente)));
-    s
-}
-
-fn hand_text(pos: &Position, c: Color) -> String {
-    let v = pos.variant();
-    let mut parts = Vec::new();
-    for &k in &v.hand_kinds {
-        let n = pos.hand_count(c, k);
-        if n > 0 {
-            let l = v.kinds[k as usize].letter;
-            let l = if c == Color::Gote {
-                l.to_ascii_lowercase()
-            } else {
-                l
-            };
-            parts.push(if n > 1 {
-                format!("{l}x{n}")
-            } else {
-                l.to_string()
-            });
-        }
-    }
-    if parts.is_empty() {
-        "-".into()
-    } else {
-        parts.join(" ")
-    }
-}
-
-fn side_name(c: Color) -> &'static str {
-    match c {
-        Color::Sente => "sente",
-        Color::Gote => "gote",
-    }
-}
-
-/// How a hand ended: the human's score (1, 0, -1), or None when the human quit.
-fn play_hand(
-    start: &Position,
-    human: Color,
-    engine: &mut Searcher,
-    input: &mut dyn BufRead,
-    out: &mut dyn Write,
-) -> Result<Option<i32>> {
-    let mut pos = start.clone();
-    writeln!(out, "you play {}\n", side_name(human))?;
-    writeln!(out, "{}", render(&pos))?;
-    loop {
-        if let Some(o) = pos.outcome() {
-            let score = o.score_for(human);
-            writeln!(
-                out,
-                "result: {} by {} ({})",
-                match o.winner {
-                    Some(c) => format!("{} wins", side_name(c)),
-                    None => "draw".to_string(),
-                },
-                o.reason.name(),
-                match score {
-                    1 => "you win",
-                    0 => "draw",
-                    _ => "you lose",
-                }
-            )?;
-            return Ok(Some(score));
-        }
-        let side = pos.side_to_move();
-        if side == human {
-            write!(out, "move {} ({}, you): ", pos.ply() + 1, side_name(side))?;
-            out.flush()?;
-            let mut line = String::new();
-            if input.read_line(&mut line)? == 0 {
-                writeln!(out, "\nend of input: quitting")?;
-                return Ok(None);
-            }
-            let cmd = line.trim();
-            match cmd {
-                "" => continue,
-                "quit" | "exit" => {
-                    writeln!(out, "quit")?;
-                    return Ok(None);
-                }
-                "moves" | "help" => {
-                    let mut legal: Vec<String> = pos
-                        .legal_moves()
-                        .into_iter()
-                        .map(|m| pos.move_to_usi(m))
-                        .collect();
-                    legal.sort();
-                    writeln!(
-                        out,
-                        "type a move in USI (7g7f, P*5e, 8h2b+), `moves` or `quit`; legal: {}",
-                        legal.join(" ")
-                    )?;
-                    continue;
-                }
-                _ => {}
-            }
-            match pos.parse_usi(cmd) {
-                Ok(mv) => {
-                    pos.make_move(mv);
-                    writeln!(out, "you play {}\n", pos.variant().move_to_usi(mv))?;
-                    writeln!(out, "{}", render(&pos))?;
-                }
-                Err(e) => writeln!(out, "illegal: {e}; try again (`moves` lists them)")?,
-            }
-        } else {
-            let mv = engine.choose(&pos, None)?;
-            writeln!(
-                out,
-                "engine ({}) plays {}\n",
-                side_name(side),
-                pos.move_to_usi(mv)
-            )?;
-            pos.make_move(mv);
-            writeln!(out, "{}", render(&pos))?;
-        }
-    }
-}
-
-fn start_position(v: &Arc<Variant>, sfen: Option<&str>) -> Result<Position> {
-    Ok(match sfen {
-        Some(s) => Position::from_sfen(v, s)?,
-        None => Position::start(v.clone()),
-    })
-}
-
 /// `trainer play`.
 pub(crate) fn run(args: PlayArgs) -> Result<()> {
     let variant = load_variant(&args.variant)?;
-    let start = start_position(&variant, args.sfen.as_deref())?;
+    let start = match args.sfen.as_deref() {
+        Some(s) => Position::from_sfen(&variant, s)?,
+        None => Position::start(variant.clone()),
+    };
     let mut engine = Searcher::new(&variant, args.model.as_deref(), args.nodes, &args.device)?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
@@ -221,60 +59,11 @@ pub(crate) fn run(args: PlayArgs) -> Result<()> {
         out,
         "{}: you are {}; moves in USI (7g7f, P*5e, 8h2b+), `moves` lists them, `quit` ends",
         variant.name,
-        side_name(first)
+        if first == Color::Sente {
+            "sente"
+        } else {
+            "gote"
+        }
     )?;
-    match variant.match_rule {
-        MatchRule::Single => {
-            play_hand(&start, first, &mut engine, &mut input, &mut out)?;
-        }
-        MatchRule::ConsecutiveWins(n) => {
-            writeln!(
-                out,
-                "match: the first to win {n} hands in a row wins (drawn after {MAX_HANDS} hands)"
-            )?;
-            let mut streak: (i32, u32) = (0, 0);
-            let mut human = first;
-            let mut decided = false;
-            for h in 1..=MAX_HANDS {
-                writeln!(out, "\nhand {h}")?;
-                let Some(s) = play_hand(&start, human, &mut engine, &mut input, &mut out)? else {
-                    return Ok(());
-                };
-                streak = match s {
-                    0 => (0, 0),
-                    s if s == streak.0 => (s, streak.1 + 1),
-                    s => (s, 1),
-                };
-                if streak.1 >= n {
-                    writeln!(
-                        out,
-                        "match result: {}",
-                        if streak.0 == 1 { "you win" } else { "you lose" }
-                    )?;
-                    decided = true;
-                    break;
-                }
-                human = human.flip();
-            }
-            if !decided {
-                writeln!(out, "match result: drawn after {MAX_HANDS} hands")?;
-            }
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn board_text() {
-        let v = Arc::new(Variant::builtin("minishogi").unwrap());
-        let t = render(&Position::start(v));
-        assert!(t.contains("   5   4   3   2   1\n"), "{t}");
-        assert!(t.contains("   r   b   s   g   k   a\n"), "{t}");
-        assert!(t.contains("   K   G   S   B   R   e\n"), "{t}");
-        assert!(t.contains("gote hand:  -"), "{t}");
-    }
+    play_human(&start, first, &mut engine, &mut input, &mut out)
 }

@@ -163,11 +163,42 @@ struct Game {
     sente_eval: usize,
     /// Game number (0-based, in start order).
     index: usize,
+    /// The owner's tag of the game (self-play: the network generation it started with).
+    tag: u64,
+    /// Evaluator slot of the search in progress.
+    ev: usize,
     record: GameRecord,
     full: bool,
     no_resign: bool,
     low_streak: [u32; 2],
     would_resign: [bool; 2],
+}
+
+/// What the lockstep driver asks its owner between steps: whether to start games, a newer
+/// network, where finished games go, and when to stop. [`play_games`] plays a fixed number of
+/// games with it; a self-play worker plays forever and switches networks between moves.
+pub trait Control<'e> {
+    /// Whether to start another game now; `Some(tag)` starts one that carries `tag`.
+    fn start_game(&mut self) -> Option<u64>;
+    /// A newer network: searches started from now on use it, searches in progress finish their
+    /// move with the network they started with (self-play only; polled once per step).
+    fn new_network(&mut self) -> Option<Box<dyn Evaluator + 'e>> {
+        None
+    }
+    /// A finished game with its number, tag and the running statistics; `false` stops the
+    /// driver (the games in flight are dropped).
+    fn game_over(&mut self, index: usize, tag: u64, record: GameRecord, stats: &PlayStats) -> bool;
+    /// A move was played (progress).
+    fn moved(&mut self) {}
+    /// No game is in flight and `start_game` declined: `true` waits and asks again (the owner
+    /// sleeps here), `false` ends the driver.
+    fn idle(&mut self) -> bool {
+        false
+    }
+    /// Stop now, dropping the games in flight (polled once per step).
+    fn stop(&mut self) -> bool {
+        false
+    }
 }
 
 /// Plays `n_games` games and hands each finished one to `on_game` as soon as it ends, with its
@@ -188,6 +219,50 @@ pub fn play_games(
     seed: u64,
     on_game: &mut dyn FnMut(usize, GameRecord, &PlayStats),
 ) -> Result<PlayStats, EvaluatorError> {
+    struct Counted<'a> {
+        left: usize,
+        on_game: &'a mut dyn FnMut(usize, GameRecord, &PlayStats),
+    }
+    impl Control<'_> for Counted<'_> {
+        fn start_game(&mut self) -> Option<u64> {
+            (self.left > 0).then(|| {
+                self.left -= 1;
+                0
+            })
+        }
+        fn game_over(&mut self, i: usize, _: u64, g: GameRecord, s: &PlayStats) -> bool {
+            (self.on_game)(i, g, s);
+            true
+        }
+    }
+    let evals = evaluators
+        .iter_mut()
+        .map(|e| Box::new(&mut **e) as Box<dyn Evaluator + '_>)
+        .collect();
+    let cfg = SelfPlayConfig {
+        parallel_games: cfg.parallel_games.max(1).min(n_games.max(1)),
+        ..cfg.clone()
+    };
+    let mut control = Counted {
+        left: n_games,
+        on_game,
+    };
+    run_games(encoder, evals, searches, &cfg, mode, seed, &mut control)
+}
+
+/// The lockstep driver: keeps `cfg.parallel_games` slots busy with games as long as `control`
+/// starts them, one leaf per game per step, one batch per evaluator per step. `evaluators`
+/// holds one network for self-play (later ones come from [`Control::new_network`]) or two
+/// for a match.
+pub fn run_games<'e>(
+    encoder: &Encoder,
+    evaluators: Vec<Box<dyn Evaluator + 'e>>,
+    searches: &[SearchConfig],
+    cfg: &SelfPlayConfig,
+    mode: Mode,
+    seed: u64,
+    control: &mut dyn Control<'e>,
+) -> Result<PlayStats, EvaluatorError> {
     let t0 = Instant::now();
     let mut rng = Rng(seed);
     let mut stats = PlayStats::default();
@@ -198,10 +273,7 @@ pub fn play_games(
         usize::MAX
     };
     let mut started = 0usize;
-    let new_game = |rng: &mut Rng, started: &mut usize| -> Option<Game> {
-        if *started >= n_games {
-            return None;
-        }
+    let new_game = |rng: &mut Rng, started: &mut usize, tag: u64| -> Game {
         let idx = *started;
         *started += 1;
         let mut root = Position::start(variant.clone());
@@ -238,10 +310,12 @@ pub fn play_games(
                 }
             }
         };
-        Some(Game {
+        Game {
             searches,
             sente_eval,
             index: idx,
+            tag,
+            ev: 0,
             record: GameRecord {
                 start_sfen: root.to_sfen(),
                 moves: Vec::new(),
@@ -253,32 +327,58 @@ pub fn play_games(
             no_resign: mode == Mode::SelfPlay && rng.next_f32() < cfg.no_resign_fraction,
             low_streak: [0; 2],
             would_resign: [false; 2],
-        })
-    };
-    let parallel = cfg.parallel_games.max(1).min(n_games.max(1));
-    let budgets: Vec<u32> = searches.iter().map(|s| s.simulations).collect();
-    let mut slots: Vec<Option<Game>> = Vec::with_capacity(parallel);
-    for _ in 0..parallel {
-        let mut g = new_game(&mut rng, &mut started);
-        if let Some(g) = g.as_mut() {
-            start_search(g, cfg, mode, &budgets, &mut rng);
         }
-        slots.push(g);
-    }
-    let n_eval = evaluators.len();
+    };
+    let parallel = cfg.parallel_games.max(1);
+    let budgets: Vec<u32> = searches.iter().map(|s| s.simulations).collect();
+    let mut evaluators: Vec<Option<Box<dyn Evaluator + 'e>>> =
+        evaluators.into_iter().map(Some).collect();
+    // Self-play: the slot of the newest network.
+    let mut current = 0usize;
+    let mut slots: Vec<Option<Game>> = (0..parallel).map(|_| None).collect();
     let algorithms: Vec<Algorithm> = searches.iter().map(|s| s.algorithm).collect();
     let il = encoder.input_len();
-    let mut inputs: Vec<Vec<f32>> = vec![Vec::new(); n_eval];
-    let mut pending: Vec<Vec<usize>> = vec![Vec::new(); n_eval];
+    let mut inputs: Vec<Vec<f32>> = Vec::new();
+    let mut pending: Vec<Vec<usize>> = Vec::new();
     let mut logits: Vec<f32> = Vec::new();
     let mut eval_time = Duration::ZERO;
+    let begin = |g: &mut Game, current: usize, rng: &mut Rng| {
+        let who = active(g, mode);
+        g.ev = match mode {
+            Mode::SelfPlay => current,
+            Mode::Match { .. } => who,
+        };
+        start_search(g, cfg, mode, &budgets, rng);
+    };
     loop {
+        if control.stop() {
+            break;
+        }
+        if mode == Mode::SelfPlay {
+            if let Some(e) = control.new_network() {
+                evaluators.push(Some(e));
+                current = evaluators.len() - 1;
+            }
+        }
+        for slot in slots.iter_mut().filter(|s| s.is_none()) {
+            match control.start_game() {
+                Some(tag) => {
+                    let mut g = new_game(&mut rng, &mut started, tag);
+                    begin(&mut g, current, &mut rng);
+                    *slot = Some(g);
+                }
+                None => break,
+            }
+        }
+        inputs.resize(evaluators.len(), Vec::new());
+        pending.resize(evaluators.len(), Vec::new());
         for v in inputs.iter_mut() {
             v.clear();
         }
         for p in pending.iter_mut() {
             p.clear();
         }
+        let mut stopped = false;
         for (si, slot) in slots.iter_mut().enumerate() {
             while let Some(game) = slot.as_mut() {
                 let who = active(game, mode);
@@ -293,15 +393,24 @@ pub fn play_games(
                         &mut rng,
                         &mut stats,
                     ) {
-                        on_game(game.index, done, &stats);
-                        *slot = new_game(&mut rng, &mut started);
+                        let (index, tag) = (game.index, game.tag);
+                        *slot = None;
+                        stopped |= !control.game_over(index, tag, done, &stats);
+                        if stopped {
+                            break;
+                        }
+                        if let Some(tag) = control.start_game() {
+                            *slot = Some(new_game(&mut rng, &mut started, tag));
+                        }
+                    } else {
+                        control.moved();
                     }
                     if let Some(g) = slot.as_mut() {
-                        start_search(g, cfg, mode, &budgets, &mut rng);
+                        begin(g, current, &mut rng);
                     }
                     continue;
                 }
-                let ev = evaluator_of(who, mode);
+                let ev = game.ev;
                 let s = &mut game.searches[who];
                 if s.select() {
                     let buf = &mut inputs[ev];
@@ -312,17 +421,29 @@ pub fn play_games(
                     break;
                 }
             }
+            if stopped {
+                break;
+            }
         }
-        if pending.iter().all(|p| p.is_empty()) {
+        if stopped {
             break;
         }
-        for ev in 0..n_eval {
+        if pending.iter().all(|p| p.is_empty()) {
+            if control.idle() {
+                continue;
+            }
+            break;
+        }
+        for ev in 0..evaluators.len() {
             if pending[ev].is_empty() {
                 continue;
             }
             let n = pending[ev].len();
             let t = Instant::now();
-            let out = evaluators[ev].evaluate(&inputs[ev], n)?;
+            let evaluator = evaluators[ev]
+                .as_mut()
+                .expect("evaluator of a pending leaf");
+            let out = evaluator.evaluate(&inputs[ev], n)?;
             eval_time += t.elapsed();
             stats.evals += n as u64;
             stats.batches += 1;
@@ -336,6 +457,14 @@ pub fn play_games(
                     logits.push(out[k].policy_logits[encoder.move_to_index(leaf, mv)]);
                 }
                 s.expand(&logits, out[k].wdl);
+            }
+        }
+        // Networks no search uses any more are dropped.
+        if mode == Mode::SelfPlay && evaluators.iter().filter(|e| e.is_some()).count() > 1 {
+            for (i, e) in evaluators.iter_mut().enumerate() {
+                if i != current && e.is_some() && !slots.iter().flatten().any(|g| g.ev == i) {
+                    *e = None;
+                }
             }
         }
     }
@@ -356,13 +485,6 @@ fn active(game: &Game, mode: Mode) -> usize {
                 1 - game.sente_eval
             }
         }
-    }
-}
-
-fn evaluator_of(who: usize, mode: Mode) -> usize {
-    match mode {
-        Mode::SelfPlay => 0,
-        Mode::Match { .. } => who,
     }
 }
 

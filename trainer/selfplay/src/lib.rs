@@ -7,7 +7,7 @@ pub mod encoding;
 pub mod replay;
 pub mod samples;
 
-pub use driver::{play_games, Mode, PlayStats, SelfPlayConfig};
+pub use driver::{play_games, run_games, Control, Mode, PlayStats, SelfPlayConfig};
 pub use elo::{elo_estimate, EloEstimate};
 pub use encoding::{Encoder, EncodingSpec};
 pub use replay::ReplayWindow;

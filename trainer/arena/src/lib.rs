@@ -1,0 +1,38 @@
+//! Matches between players, refereed by our rules, and the USI engine core.
+//!
+//! * [`Player`]: our network with our MCTS ([`Searcher`]), the network-free search, or an
+//!   external USI/UCI engine ([`ExternalEngine`], including Fairy-Stockfish's UCI dialect).
+//! * The referee ([`play_match`]): every move is checked by the rules; an illegal move, a crash,
+//!   a malformed reply or a timeout loses that game for the player at fault (a crashed or stuck
+//!   engine is killed and restarted for the next game), and the match goes on.
+//! * [`Tally`]: wins, draws and losses, Elo with a 95% interval, the SPRT.
+//! * [`Opening`]s from a file or random plies; game records ([`MatchGame::record_line`], CSA for
+//!   standard shogi).
+//! * [`UsiEngine`]: the state machine behind `trainer usi`, generic over its input and output.
+//! * [`play_human`]: a human against our engine in a terminal (`trainer play`).
+
+mod engine;
+mod error;
+mod fsf;
+mod matches;
+mod opening;
+mod play;
+mod player;
+mod record;
+mod searcher;
+mod tally;
+mod usi;
+mod variant;
+
+pub use engine::{ExternalEngine, Protocol, Reply};
+pub use error::{Failure, ParseProtocolError};
+pub use fsf::{fsf_to_usi, move_to_fsf, to_fsf_fen};
+pub use matches::{play_match, GameEnd, MatchGame, MatchSettings, TimeControl};
+pub use opening::{random_openings, read_openings, Opening};
+pub use play::{play_human, render, MAX_HANDS};
+pub use player::{Forfeit, Player};
+pub use record::{result_text, to_csa, Recorder};
+pub use searcher::Searcher;
+pub use tally::{sprt_bounds, Score, Sprt, SprtVerdict, Tally};
+pub use usi::{UsiEngine, MAX_TREE_SIMULATIONS};
+pub use variant::load_variant;

@@ -1,0 +1,392 @@
+//! The referee and matches: one game between two players with every move checked by our
+//! rules, and series of games (matches of hands under a consecutive-wins rule) with a
+//! running [`Tally`].
+//!
+//! With a variant whose `match_rule` is `ConsecutiveWins(n)` (hand shogi), a *match* is a
+//! series of hands (games) with alternating first player, won by the first player to win `n`
+//! hands in a row (a draw breaks the streak) and drawn after [`MatchSettings::max_hands`]
+//! hands.
+
+use crate::opening::Opening;
+use crate::player::{Forfeit, Player, Turn};
+use crate::record::record_line;
+use crate::tally::{Score, Tally};
+use anyhow::{bail, Result};
+use rules::{Color, EndReason, MatchRule, Move, Position, Variant};
+use std::sync::Arc;
+
+/// The time control of a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeControl {
+    /// A node budget: our players search their own simulations per move; external engines
+    /// get `go nodes N` and [`MatchSettings::move_timeout_ms`] to answer.
+    Nodes(u32),
+    /// Milliseconds per move (`go movetime MS`).
+    Movetime(u64),
+    /// Byoyomi in milliseconds without main time (USI `go btime 0 wtime 0 byoyomi MS`, UCI
+    /// `go movetime MS`).
+    Byoyomi(u64),
+}
+
+impl std::fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TimeControl::Nodes(n) => write!(f, "nodes {n}"),
+            TimeControl::Movetime(ms) => write!(f, "movetime {ms} ms"),
+            TimeControl::Byoyomi(ms) => write!(f, "byoyomi {ms} ms"),
+        }
+    }
+}
+
+/// How games of a match are played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchSettings {
+    /// The time control. Our in-process players always search at most their own simulations
+    /// and stop early at 90% of a time limit.
+    pub tc: TimeControl,
+    /// Milliseconds an engine may exceed a time limit before losing on time.
+    pub margin_ms: u64,
+    /// Milliseconds an engine may think under [`TimeControl::Nodes`] before losing on time.
+    pub move_timeout_ms: u64,
+    /// Plies (counted like the position's ply number) after which a game is drawn by the move
+    /// limit; 0: the variant's own limit only.
+    pub max_plies: u32,
+    /// Hands after which a consecutive-wins match is drawn.
+    pub max_hands: u32,
+}
+
+impl Default for MatchSettings {
+    /// 64 nodes, 1 s margin, 60 s per move under nodes, the variant's ply limit, 10 hands.
+    fn default() -> MatchSettings {
+        MatchSettings {
+            tc: TimeControl::Nodes(64),
+            margin_ms: 1000,
+            move_timeout_ms: 60_000,
+            max_plies: 0,
+            max_hands: 10,
+        }
+    }
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameEnd {
+    /// By the rules of the variant (checkmate, repetition, move limit, ...).
+    Rules(EndReason),
+    /// A player lost on its turn (or could not start the game).
+    Forfeit(Forfeit),
+}
+
+/// A finished game as the referee saw it.
+#[derive(Clone, Debug)]
+pub(crate) struct Game {
+    pub(crate) start: Position,
+    pub(crate) moves: Vec<Move>,
+    pub(crate) winner: Option<Color>,
+    pub(crate) end: GameEnd,
+    pub(crate) reason: String,
+}
+
+/// One finished game of a match, with its record.
+#[derive(Clone, Debug)]
+pub struct MatchGame {
+    /// Number of the game in the whole series, from 1 (counting hands).
+    pub index: u64,
+    /// Number of the match, from 1 (equal to `index` under a single-game rule).
+    pub match_number: u64,
+    /// Number of the hand within its match, from 1 (always 1 under a single-game rule).
+    pub hand: u32,
+    /// The colour player A had.
+    pub a_color: Color,
+    /// Name of the player who was sente.
+    pub sente: String,
+    /// Name of the player who was gote.
+    pub gote: String,
+    /// The start position of the record (before the opening's moves).
+    pub start: Position,
+    /// All moves from `start`, the opening's included.
+    pub moves: Vec<Move>,
+    /// The winner, None for a draw.
+    pub winner: Option<Color>,
+    /// How the game ended.
+    pub end: GameEnd,
+    /// Why, as text (`checkmate`, `illegal move by ...: ...`, `... resigns`).
+    pub reason: String,
+    /// The record line: `sfen .. moves .. result R sente NAME gote NAME reason ..`.
+    pub record_line: String,
+    /// A's result of the match when this game ended it (every game under a single-game rule).
+    pub match_result: Option<Score>,
+}
+
+impl MatchGame {
+    /// `names`: A's and B's.
+    pub(crate) fn new(
+        index: u64,
+        match_number: u64,
+        hand: u32,
+        a_color: Color,
+        names: [&str; 2],
+        game: Game,
+    ) -> MatchGame {
+        let (sente, gote) = if a_color == Color::Sente {
+            (names[0], names[1])
+        } else {
+            (names[1], names[0])
+        };
+        MatchGame {
+            index,
+            match_number,
+            hand,
+            a_color,
+            sente: sente.to_string(),
+            gote: gote.to_string(),
+            record_line: record_line(
+                &game.start,
+                &game.moves,
+                game.winner,
+                [sente, gote],
+                &game.reason,
+            ),
+            start: game.start,
+            moves: game.moves,
+            winner: game.winner,
+            end: game.end,
+            reason: game.reason,
+            match_result: None,
+        }
+    }
+
+    /// `A NAME (sente) vs B NAME (gote): A wins by REASON, N plies`.
+    pub fn summary(&self) -> String {
+        let (s, g) = if self.a_color == Color::Sente {
+            ("A", "B")
+        } else {
+            ("B", "A")
+        };
+        format!(
+            "{s} {} (sente) vs {g} {} (gote): {} by {}, {} plies",
+            self.sente,
+            self.gote,
+            match self.a_score() {
+                Score::Win => "A wins",
+                Score::Loss => "B wins",
+                Score::Draw => "draw",
+            },
+            self.reason,
+            self.moves.len()
+        )
+    }
+
+    /// A's result of this game.
+    pub fn a_score(&self) -> Score {
+        match self.winner {
+            None => Score::Draw,
+            Some(c) if c == self.a_color => Score::Win,
+            Some(_) => Score::Loss,
+        }
+    }
+}
+
+/// Plays one game between A (`players[0]`, with `a_color`) and B after `opening`.
+fn referee(
+    players: [&mut Player; 2],
+    a_color: Color,
+    opening: &Opening,
+    s: &MatchSettings,
+) -> Game {
+    let [a, b] = players;
+    let (sente_p, gote_p) = if a_color == Color::Sente {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let mut by_color = [sente_p, gote_p];
+    let idx = |c: Color| if c == Color::Sente { 0 } else { 1 };
+    let start = opening.start.clone();
+    let mut pos = opening.position();
+    let mut moves = opening.moves.clone();
+    let mut result: Option<(Option<Color>, GameEnd, String)> = None;
+    for c in [Color::Sente, Color::Gote] {
+        let p = &mut by_color[idx(c)];
+        if let Err(f) = p.new_game() {
+            let why = format!("{}: {f}", p.name());
+            result = Some((Some(c.flip()), GameEnd::Forfeit(Forfeit::of(&f)), why));
+            break;
+        }
+    }
+    let (winner, end, reason) = match result {
+        Some(r) => r,
+        None => loop {
+            if let Some(o) = pos.outcome() {
+                break (
+                    o.winner,
+                    GameEnd::Rules(o.reason),
+                    o.reason.name().to_string(),
+                );
+            }
+            if s.max_plies > 0 && pos.ply() >= s.max_plies as usize {
+                let r = EndReason::MoveLimit;
+                break (None, GameEnd::Rules(r), r.name().to_string());
+            }
+            let side = pos.side_to_move();
+            match by_color[idx(side)].turn(&start, &moves, &pos, s) {
+                Turn::Move(mv) => {
+                    pos.make_move(mv);
+                    moves.push(mv);
+                }
+                Turn::Loses(f, why) => break (Some(side.flip()), GameEnd::Forfeit(f), why),
+            }
+        },
+    };
+    for c in [Color::Sente, Color::Gote] {
+        by_color[idx(c)].game_over(match winner {
+            None => Score::Draw,
+            Some(w) if w == c => Score::Win,
+            Some(_) => Score::Loss,
+        });
+    }
+    Game {
+        start,
+        moves,
+        winner,
+        end,
+        reason,
+    }
+}
+
+/// Plays `games` games (matches under a consecutive-wins match rule) between `a` and `b`,
+/// colours alternating (A is sente in the first game), each pair of consecutive games
+/// sharing `openings[pair % openings.len()]`. Calls `on_game` after each game with the
+/// finished game and the running tally; stops early when it returns false (for an SPRT or a
+/// shutdown). Returns the tally from A's point of view. Errors: no openings.
+pub fn play_match(
+    variant: &Arc<Variant>,
+    a: &mut Player,
+    b: &mut Player,
+    settings: &MatchSettings,
+    openings: &[Opening],
+    games: u32,
+    on_game: &mut dyn FnMut(&MatchGame, &Tally) -> bool,
+) -> Result<Tally> {
+    if openings.is_empty() {
+        bail!("play_match: no openings");
+    }
+    let (need, max_hands) = match variant.match_rule {
+        MatchRule::Single => (1, 1),
+        MatchRule::ConsecutiveWins(n) => (n.max(1), settings.max_hands.max(1)),
+    };
+    let names = [a.name().to_string(), b.name().to_string()];
+    let mut tally = Tally::default();
+    let mut played = 0u64;
+    for m in 0..games as u64 {
+        // A's current streak of wins (or losses) and its length.
+        let mut streak: (Score, u32) = (Score::Draw, 0);
+        for h in 0..max_hands {
+            let opening = &openings[(played / 2) as usize % openings.len()];
+            let a_color = if (m + h as u64) % 2 == 0 {
+                Color::Sente
+            } else {
+                Color::Gote
+            };
+            let game = referee([&mut *a, &mut *b], a_color, opening, settings);
+            played += 1;
+            let mut g = MatchGame::new(played, m + 1, h + 1, a_color, [&names[0], &names[1]], game);
+            let s = g.a_score();
+            tally.add_hand(s);
+            streak = match s {
+                Score::Draw => (Score::Draw, 0),
+                s if s == streak.0 => (s, streak.1 + 1),
+                s => (s, 1),
+            };
+            let decided = streak.1 >= need;
+            if decided || h + 1 == max_hands {
+                let r = if decided { streak.0 } else { Score::Draw };
+                tally.add(r);
+                g.match_result = Some(r);
+            }
+            if !on_game(&g, &tally) {
+                return Ok(tally);
+            }
+            if g.match_result.is_some() {
+                break;
+            }
+        }
+    }
+    Ok(tally)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Protocol;
+    use crate::opening::random_openings;
+
+    fn mcts(v: &Arc<Variant>, nodes: u32) -> Player {
+        Player::from_spec("mcts", Protocol::Usi, &[], v, nodes, "cpu").unwrap()
+    }
+
+    #[test]
+    fn a_short_match() {
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let (mut a, mut b) = (mcts(&v, 2), mcts(&v, 2));
+        let openings = random_openings(&v, 4, 2, 1);
+        let settings = MatchSettings {
+            max_plies: 12,
+            ..MatchSettings::default()
+        };
+        let mut seen = Vec::new();
+        let t = play_match(&v, &mut a, &mut b, &settings, &openings, 3, &mut |g, t| {
+            seen.push((
+                g.index,
+                g.a_color,
+                g.moves.len(),
+                g.record_line.clone(),
+                t.n(),
+            ));
+            assert_eq!(g.match_result, Some(g.a_score()));
+            true
+        })
+        .unwrap();
+        assert_eq!(t.n(), 3);
+        assert_eq!(t.hands(), t);
+        assert_eq!(seen.len(), 3);
+        assert_eq!(seen[0].1, Color::Sente);
+        assert_eq!(seen[1].1, Color::Gote);
+        // The pair shares its opening; the move limit draws long games.
+        assert!(seen[0]
+            .3
+            .starts_with(&seen[1].3[..seen[1].3.find(" moves ").unwrap()]));
+        assert!(seen.iter().all(|s| s.2 <= 12));
+        assert_eq!(seen.iter().map(|s| s.4).collect::<Vec<_>>(), [1, 2, 3]);
+
+        // Stopping early.
+        let t = play_match(&v, &mut a, &mut b, &settings, &openings, 3, &mut |_, _| {
+            false
+        })
+        .unwrap();
+        assert_eq!(t.n(), 1);
+        assert!(play_match(&v, &mut a, &mut b, &settings, &[], 1, &mut |_, _| true).is_err());
+    }
+
+    #[test]
+    fn consecutive_wins_matches() {
+        let v = Arc::new(Variant::builtin("hand").unwrap());
+        let (mut a, mut b) = (mcts(&v, 2), mcts(&v, 2));
+        let openings = random_openings(&v, 6, 8, 3);
+        let settings = MatchSettings {
+            max_plies: 40,
+            max_hands: 3,
+            ..MatchSettings::default()
+        };
+        let mut hands = 0;
+        let t = play_match(&v, &mut a, &mut b, &settings, &openings, 2, &mut |g, _| {
+            hands += 1;
+            assert!(g.hand <= 3);
+            true
+        })
+        .unwrap();
+        assert_eq!(t.n(), 2);
+        assert_eq!(t.hands_played(), hands);
+        assert!((2..=6).contains(&hands));
+    }
+}

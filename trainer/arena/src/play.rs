@@ -1,0 +1,250 @@
+//! A human plays our engine in a terminal (`trainer play`).
+//!
+//! The board is drawn from sente's side with file numbers on top and rank letters on the right;
+//! sente's pieces are uppercase, gote's lowercase, promoted pieces carry `+`, empty squares are
+//! `.`; hands are listed above (gote) and below (sente). Moves are typed in USI (`7g7f`,
+//! `P*5e`, `8h2b+`); `moves` lists the legal ones, `quit` ends. Under a consecutive-wins match
+//! rule (hand shogi) hands are played with alternating first player until one side has won the
+//! required number in a row (a draw breaks the streak; drawn after [`MAX_HANDS`] hands).
+
+use crate::searcher::Searcher;
+use anyhow::Result;
+use rules::{Color, MatchRule, Position};
+use std::io::{BufRead, Write};
+
+/// Hands after which a consecutive-wins match is drawn.
+pub const MAX_HANDS: u32 = 10;
+
+/// The board as text (see the module documentation).
+pub fn render(pos: &Position) -> String {
+    let v = pos.variant();
+    let (files, ranks) = (v.files as usize, v.ranks as usize);
+    let mut s = String::new();
+    s.push_str(&format!("gote hand:  {}\n", hand_text(pos, Color::Gote)));
+    for x in 0..files {
+        s.push_str(&format!("{:>4}", files - x));
+    }
+    s.push('\n');
+    for y in 0..ranks {
+        for x in 0..files {
+            let p = pos.piece_at(v.square(x, y));
+            let t = if p.is_empty() {
+                ".".to_string()
+            } else {
+                let t = v.kind_token(p.kind());
+                if p.color() == Color::Gote {
+                    t.to_ascii_lowercase()
+                } else {
+                    t
+                }
+            };
+            s.push_str(&format!("{t:>4}"));
+        }
+        s.push_str(&format!("   {}\n", (b'a' + y as u8) as char));
+    }
+    s.push_str(&format!("sente hand: {}\n", hand_text(pos, Color::Sente)));
+    s
+}
+
+fn hand_text(pos: &Position, c: Color) -> String {
+    let v = pos.variant();
+    let mut parts = Vec::new();
+    for &k in &v.hand_kinds {
+        let n = pos.hand_count(c, k);
+        if n > 0 {
+            let l = v.kinds[k as usize].letter;
+            let l = if c == Color::Gote {
+                l.to_ascii_lowercase()
+            } else {
+                l
+            };
+            parts.push(if n > 1 {
+                format!("{l}x{n}")
+            } else {
+                l.to_string()
+            });
+        }
+    }
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join(" ")
+    }
+}
+
+fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::Sente => "sente",
+        Color::Gote => "gote",
+    }
+}
+
+/// How a hand ended: the human's score (1, 0, -1), or None when the human quit.
+fn play_hand(
+    start: &Position,
+    human: Color,
+    engine: &mut Searcher,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<Option<i32>> {
+    let mut pos = start.clone();
+    writeln!(out, "you play {}\n", side_name(human))?;
+    writeln!(out, "{}", render(&pos))?;
+    loop {
+        if let Some(o) = pos.outcome() {
+            let score = o.score_for(human);
+            writeln!(
+                out,
+                "result: {} by {} ({})",
+                match o.winner {
+                    Some(c) => format!("{} wins", side_name(c)),
+                    None => "draw".to_string(),
+                },
+                o.reason.name(),
+                match score {
+                    1 => "you win",
+                    0 => "draw",
+                    _ => "you lose",
+                }
+            )?;
+            return Ok(Some(score));
+        }
+        let side = pos.side_to_move();
+        if side == human {
+            write!(out, "move {} ({}, you): ", pos.ply() + 1, side_name(side))?;
+            out.flush()?;
+            let mut line = String::new();
+            if input.read_line(&mut line)? == 0 {
+                writeln!(out, "\nend of input: quitting")?;
+                return Ok(None);
+            }
+            let cmd = line.trim();
+            match cmd {
+                "" => continue,
+                "quit" | "exit" => {
+                    writeln!(out, "quit")?;
+                    return Ok(None);
+                }
+                "moves" | "help" => {
+                    let mut legal: Vec<String> = pos
+                        .legal_moves()
+                        .into_iter()
+                        .map(|m| pos.move_to_usi(m))
+                        .collect();
+                    legal.sort();
+                    writeln!(
+                        out,
+                        "type a move in USI (7g7f, P*5e, 8h2b+), `moves` or `quit`; legal: {}",
+                        legal.join(" ")
+                    )?;
+                    continue;
+                }
+                _ => {}
+            }
+            match pos.parse_usi(cmd) {
+                Ok(mv) => {
+                    pos.make_move(mv);
+                    writeln!(out, "you play {}\n", pos.variant().move_to_usi(mv))?;
+                    writeln!(out, "{}", render(&pos))?;
+                }
+                Err(e) => writeln!(out, "illegal: {e}; try again (`moves` lists them)")?,
+            }
+        } else {
+            let mv = engine.choose(&pos, None)?;
+            writeln!(
+                out,
+                "engine ({}) plays {}\n",
+                side_name(side),
+                pos.move_to_usi(mv)
+            )?;
+            pos.make_move(mv);
+            writeln!(out, "{}", render(&pos))?;
+        }
+    }
+}
+
+/// Plays a session from `start` (a game, or a match of hands under a consecutive-wins rule)
+/// between the human, reading moves from `input`, and `engine`; `human` is the human's side
+/// (in the first hand). Everything is written to `out`. Ends early when the human quits or the
+/// input ends.
+pub fn play_human(
+    start: &Position,
+    human: Color,
+    engine: &mut Searcher,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let first = human;
+    match start.variant().match_rule {
+        MatchRule::Single => {
+            play_hand(start, first, engine, input, out)?;
+        }
+        MatchRule::ConsecutiveWins(n) => {
+            writeln!(
+                out,
+                "match: the first to win {n} hands in a row wins (drawn after {MAX_HANDS} hands)"
+            )?;
+            let mut streak: (i32, u32) = (0, 0);
+            let mut human = first;
+            let mut decided = false;
+            for h in 1..=MAX_HANDS {
+                writeln!(out, "\nhand {h}")?;
+                let Some(s) = play_hand(start, human, engine, input, out)? else {
+                    return Ok(());
+                };
+                streak = match s {
+                    0 => (0, 0),
+                    s if s == streak.0 => (s, streak.1 + 1),
+                    s => (s, 1),
+                };
+                if streak.1 >= n {
+                    writeln!(
+                        out,
+                        "match result: {}",
+                        if streak.0 == 1 { "you win" } else { "you lose" }
+                    )?;
+                    decided = true;
+                    break;
+                }
+                human = human.flip();
+            }
+            if !decided {
+                writeln!(out, "match result: drawn after {MAX_HANDS} hands")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rules::Variant;
+    use std::sync::Arc;
+
+    #[test]
+    fn board_text() {
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let t = render(&Position::start(v));
+        assert!(t.contains("   5   4   3   2   1\n"), "{t}");
+        assert!(t.contains("   r   b   s   g   k   a\n"), "{t}");
+        assert!(t.contains("   K   G   S   B   R   e\n"), "{t}");
+        assert!(t.contains("gote hand:  -"), "{t}");
+    }
+
+    #[test]
+    fn a_session_over_pipes() {
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let mut engine = Searcher::new(&v, None, 2, "cpu").unwrap();
+        let mut input: &[u8] = b"9a9b\nmoves\n5d5c\nquit\n";
+        let mut out = Vec::new();
+        let start = Position::start(v);
+        play_human(&start, Color::Sente, &mut engine, &mut input, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("illegal: "), "{out}");
+        assert!(out.contains("legal: "), "{out}");
+        assert!(out.contains("you play 5d5c"), "{out}");
+        assert!(out.contains("engine (gote) plays"), "{out}");
+        assert!(out.ends_with("quit\n"), "{out}");
+    }
+}

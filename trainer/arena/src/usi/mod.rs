@@ -1,0 +1,661 @@
+//! The USI engine behind `trainer usi`: our search on a trained model (or, without one, on a
+//! uniform policy), so that GUIs and tournament tools can play against it.
+//!
+//! [`UsiEngine::handle`] takes one command line; `go` runs the search on a worker thread, so
+//! that `stop`, `quit` and `isready` are answered while it thinks. Replies go to the output
+//! function given to [`UsiEngine::new`], one line per call, from either thread.
+//!
+//! Choices where the protocol leaves room:
+//!
+//! * **Score**: `score cp` is the logistic inverse used by shogi engines (win rate
+//!   `1 / (1 + exp(-cp / 600))`): `cp = 600 * ln(s / (1 - s))` with `s = (1 + q) / 2` the
+//!   expected score of the best move, `q` its mean value in [-1, 1] for the side to move
+//!   (equivalently `1200 * atanh(q)`), `s` clamped to [1e-4, 1 - 1e-4] (|cp| <= 5526). A best
+//!   move that mates at once is reported as `score mate 1`.
+//! * **Depth**: `depth` is the mean depth (in plies below the root) of the leaves the search
+//!   evaluated, rounded, at least 1; `seldepth` the deepest. The PV is the best move only (the
+//!   search exposes root statistics, not the tree).
+//! * **Budget**: `go nodes N` runs N simulations; a `go` without any limit runs `Simulations`;
+//!   `movetime`, `btime/wtime`, `byoyomi` and `binc/winc` limit the search by time (`nodes`, if
+//!   also given, caps it); `infinite` searches until `stop`. A time- or stop-limited search
+//!   keeps at most [`MAX_TREE_SIMULATIONS`] simulations in its tree (then stops expanding).
+//! * **Time management**: with `movetime T` the search stops at `T - 100 ms`. With a clock, the
+//!   target is `remaining / 30 + increment + byoyomi`, never more than `remaining + byoyomi -
+//!   100 ms` (with no time left: `byoyomi - 100 ms`), at least 10 ms. The clock is read between
+//!   simulations. PUCT also stops early once the runner-up cannot catch the best move's visits
+//!   in the time left (at the current speed).
+//! * `bestmove resign` when the side to move has no legal move (after `info depth 0 score mate
+//!   0`); a position already drawn by rule (repetition, ply limit) gets the network's first
+//!   choice without search.
+//! * `ponderhit` ends the search like `stop` (`USI_Ponder` is accepted and ignored); `go mate`
+//!   answers `checkmate notimplemented`; `gameover` stops a running search.
+//! * Errors (malformed commands, bad tokens, illegal moves, model loading) are reported as
+//!   `info string error: <what>`; the engine keeps running and its state is unchanged.
+
+use crate::variant::load_variant;
+use anyhow::{bail, Context, Result};
+use go::{parse_go, resolve_limits, GoParams};
+use model::{check_encoding, load_model, parse_device, read_meta, ModelMeta, NetEvaluator};
+use rules::{Position, Variant, VariantSpec};
+use search::{Algorithm, Evaluator, SearchConfig, UniformEvaluator};
+use selfplay::Encoder;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+use think::{search_thread, Job};
+
+mod go;
+mod think;
+
+pub use go::MAX_TREE_SIMULATIONS;
+
+/// Default of the `Simulations` option.
+const DEFAULT_SIMULATIONS: u32 = 200;
+/// Upper bound of the `Simulations` option.
+const MAX_SIMULATIONS_OPTION: u32 = 100_000_000;
+
+/// A network (or the uniform stand-in) that can move to the search thread.
+type Net = Box<dyn Evaluator + Send>;
+
+/// Where the engine's lines go (shared with the search thread).
+#[derive(Clone)]
+pub(crate) struct Out(Arc<dyn Fn(&str) + Send + Sync>);
+
+impl Out {
+    /// Writes one line.
+    pub(crate) fn send(&self, line: &str) {
+        (self.0)(line)
+    }
+
+    /// Reports an error as `info string error: <what>`.
+    pub(crate) fn error(&self, what: &str) {
+        self.send(&format!("info string error: {what}"));
+    }
+}
+
+/// Engine options (`setoption`).
+#[derive(Clone, Debug)]
+struct Options {
+    simulations: u32,
+    threads: u32,
+    device: String,
+    algorithm: Algorithm,
+}
+
+/// A search running on the worker thread.
+struct Running {
+    handle: JoinHandle<Net>,
+    stop: Arc<AtomicBool>,
+    /// Set by the worker just before it prints `bestmove`.
+    done: Arc<AtomicBool>,
+    infinite: bool,
+}
+
+/// The USI engine: reads commands with [`UsiEngine::handle`], writes its replies to the
+/// output function.
+pub struct UsiEngine {
+    variant: Arc<Variant>,
+    encoder: Arc<Encoder>,
+    /// The model file and its sidecar (None: uniform evaluator).
+    model: Option<(PathBuf, ModelMeta)>,
+    /// The loaded evaluator (None until `isready`/`go`, and while a search holds it).
+    net: Option<Net>,
+    opts: Options,
+    position: Position,
+    search: Option<Running>,
+    out: Out,
+    /// Sets the number of threads of the network's backend (`Threads` option).
+    set_threads: Option<fn(u32)>,
+}
+
+impl UsiEngine {
+    /// An engine on the model at `model` (its variant comes from the sidecar; `variant`, if
+    /// given, must name the same) or, without one, on a uniform policy for `variant` (default
+    /// shogi). The model itself is loaded at `isready` or the first `go`. `out` receives each
+    /// line the engine writes (without the newline), from the caller's thread or the search
+    /// thread. Errors: unknown variants, unreadable sidecars, a model of another variant.
+    pub fn new(
+        model: Option<&Path>,
+        variant: Option<&str>,
+        out: impl Fn(&str) + Send + Sync + 'static,
+    ) -> Result<UsiEngine> {
+        let (variant, model) = match model {
+            None => (load_variant(variant.unwrap_or("shogi"))?, None),
+            Some(path) => {
+                let meta = read_meta(path)
+                    .with_context(|| format!("reading the sidecar of {}", path.display()))?;
+                let v = Arc::new(
+                    Variant::compile_named(
+                        meta.variant_spec.clone(),
+                        &format!("{} (sidecar)", path.display()),
+                    )
+                    .with_context(|| format!("compiling the variant of {}", path.display()))?,
+                );
+                if let Some(want) = variant {
+                    let same = want == meta.variant
+                        || want == v.name
+                        || load_variant(want).is_ok_and(|w| w.name == meta.variant);
+                    if !same {
+                        bail!(
+                            "--variant {want} does not match the model: {} is a {} model (the \
+                             variant comes from the model's sidecar; omit --variant or give {})",
+                            path.display(),
+                            meta.variant,
+                            meta.variant
+                        );
+                    }
+                }
+                let enc = Encoder::new(v.clone());
+                check_encoding(&meta, &enc.spec(), path)?;
+                (v, Some((path.to_path_buf(), meta)))
+            }
+        };
+        Ok(UsiEngine {
+            out: Out(Arc::new(out)),
+            set_threads: None,
+            encoder: Arc::new(Encoder::new(variant.clone())),
+            position: Position::start(variant.clone()),
+            variant,
+            model,
+            net: None,
+            opts: Options {
+                simulations: DEFAULT_SIMULATIONS,
+                threads: 1,
+                device: "auto".into(),
+                algorithm: Algorithm::Gumbel,
+            },
+            search: None,
+        })
+    }
+
+    /// Lets the `Threads` option set the number of threads of the network's backend (it is
+    /// applied when a model is used: at once and before loading it).
+    pub fn with_thread_control(mut self, set_threads: fn(u32)) -> UsiEngine {
+        self.set_threads = Some(set_threads);
+        self
+    }
+
+    /// Reads commands from `input` until `quit` or the end of input; at the end of input a
+    /// bounded search is finished (its bestmove is still useful) and an infinite one stopped.
+    pub fn run(&mut self, input: &mut dyn BufRead) {
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    self.out.error(&format!("reading input: {e}"));
+                    break;
+                }
+            }
+            let line = String::from_utf8_lossy(&buf);
+            if !self.handle(line.trim()) {
+                return;
+            }
+        }
+        self.finish();
+    }
+
+    /// What to do at the end of input: let a bounded search finish, stop an infinite one.
+    pub fn finish(&mut self) {
+        let infinite = self.search.as_ref().is_some_and(|r| r.infinite);
+        self.finish_search(infinite);
+    }
+
+    /// Waits for a bounded search to write its bestmove (an infinite one needs `stop`).
+    pub fn wait(&mut self) {
+        self.finish_search(false);
+    }
+
+    /// Handles one command line (replies go to the output); false on `quit`.
+    pub fn handle(&mut self, line: &str) -> bool {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let Some((&cmd, args)) = tokens.split_first() else {
+            return true;
+        };
+        self.reap();
+        if matches!(cmd, "go" | "setoption") {
+            // Not while searching: a bounded search is waited for (a GUI sends these after
+            // the bestmove anyway); an infinite one needs `stop` first.
+            self.finish_search(false);
+        }
+        match cmd {
+            "usi" => self.cmd_usi(),
+            "isready" => {
+                if self.search.is_none() {
+                    if let Err(e) = self.ensure_net() {
+                        self.out.error(&format!("{e:#}"));
+                    }
+                }
+                self.out.send("readyok");
+            }
+            "setoption" => {
+                if self.search.is_some() {
+                    self.out
+                        .error("setoption: not during an infinite search (send stop first)");
+                } else if let Err(e) = self.cmd_setoption(args) {
+                    self.out.error(&format!("setoption: {e:#}"));
+                }
+            }
+            "usinewgame" => self.position = Position::start(self.variant.clone()),
+            "position" => match self.parse_position(args) {
+                Ok(p) => self.position = p,
+                Err(e) => self.out.error(&format!("position: {e:#}")),
+            },
+            "go" => {
+                if self.search.is_some() {
+                    self.out
+                        .error("go: an infinite search is running (send stop first)");
+                } else {
+                    match parse_go(args) {
+                        Ok(p) if p.mate => self.out.send("checkmate notimplemented"),
+                        Ok(p) => self.cmd_go(&p, Instant::now()),
+                        Err(e) => self.out.error(&format!("go: {e}")),
+                    }
+                }
+            }
+            "stop" | "ponderhit" => self.finish_search(true),
+            "gameover" => {
+                match args {
+                    [r] if matches!(*r, "win" | "lose" | "draw") => {}
+                    _ => self.out.error("gameover: expected win, lose or draw"),
+                }
+                self.finish_search(true);
+            }
+            "quit" => {
+                self.finish_search(true);
+                return false;
+            }
+            _ => self.out.error(&format!("unknown command {cmd:?}")),
+        }
+        true
+    }
+
+    fn cmd_usi(&self) {
+        let what = match &self.model {
+            Some((p, _)) => format!(
+                "{}, {}",
+                self.variant.name,
+                p.file_name().unwrap_or_default().to_string_lossy()
+            ),
+            None => format!("{}, no network", self.variant.name),
+        };
+        self.out.send(&format!(
+            "id name trainer {} ({what})",
+            env!("CARGO_PKG_VERSION")
+        ));
+        self.out.send("id author the shogi-variant trainer authors");
+        let variants = self.variant_names();
+        let mut line = format!(
+            "option name USI_Variant type combo default {}",
+            self.variant.name
+        );
+        for v in &variants {
+            line.push_str(&format!(" var {v}"));
+        }
+        self.out.send(&line);
+        self.out.send(&format!(
+            "option name Simulations type spin default {} min 1 max {MAX_SIMULATIONS_OPTION}",
+            self.opts.simulations
+        ));
+        self.out.send(&format!(
+            "option name Threads type spin default {} min 1 max 256",
+            self.opts.threads
+        ));
+        self.out.send(&format!(
+            "option name Device type string default {}",
+            self.opts.device
+        ));
+        self.out.send(&format!(
+            "option name Algorithm type combo default {} var gumbel var puct",
+            algorithm_name(self.opts.algorithm)
+        ));
+        self.out
+            .send("option name USI_Hash type spin default 256 min 1 max 1048576");
+        self.out
+            .send("option name USI_Ponder type check default false");
+        self.out.send("usiok");
+    }
+
+    /// The variants `USI_Variant` offers: the model's, or the built-ins plus the current one.
+    fn variant_names(&self) -> Vec<String> {
+        if self.model.is_some() {
+            return vec![self.variant.name.clone()];
+        }
+        let mut names: Vec<String> = VariantSpec::builtin_names()
+            .into_iter()
+            .map(String::from)
+            .collect();
+        if !names.contains(&self.variant.name) {
+            names.insert(0, self.variant.name.clone());
+        }
+        names
+    }
+
+    fn cmd_setoption(&mut self, args: &[&str]) -> Result<()> {
+        if args.first() != Some(&"name") {
+            bail!("expected `setoption name <id> [value <x>]`");
+        }
+        let rest = &args[1..];
+        let (name, value) = match rest.iter().position(|&t| t == "value") {
+            Some(i) => (rest[..i].join(" "), Some(rest[i + 1..].join(" "))),
+            None => (rest.join(" "), None),
+        };
+        if name.is_empty() {
+            bail!("missing option name");
+        }
+        let value = value.as_deref();
+        let need = |v: Option<&str>| -> Result<String> {
+            match v {
+                Some(s) if !s.is_empty() => Ok(s.to_string()),
+                _ => bail!("option {name} needs a value"),
+            }
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "usi_variant" => {
+                let v = need(value)?;
+                if let Some((_, meta)) = &self.model {
+                    if v != meta.variant && v != self.variant.name {
+                        bail!(
+                            "USI_Variant {v}: the model plays {} only",
+                            self.variant.name
+                        );
+                    }
+                } else if v != self.variant.name {
+                    let nv = load_variant(&v).with_context(|| format!("USI_Variant {v}"))?;
+                    self.encoder = Arc::new(Encoder::new(nv.clone()));
+                    self.position = Position::start(nv.clone());
+                    self.variant = nv;
+                    self.net = None;
+                }
+            }
+            "simulations" => {
+                self.opts.simulations = parse_spin(&need(value)?, 1, MAX_SIMULATIONS_OPTION)?
+            }
+            "threads" => {
+                self.opts.threads = parse_spin(&need(value)?, 1, 256)?;
+                if self.model.is_some() {
+                    self.apply_threads();
+                }
+            }
+            "device" => {
+                let d = need(value)?.to_ascii_lowercase();
+                parse_device(&d).map_err(anyhow::Error::msg)?;
+                if d != self.opts.device {
+                    self.opts.device = d;
+                    self.net = None;
+                }
+            }
+            "algorithm" => {
+                self.opts.algorithm = match need(value)?.to_ascii_lowercase().as_str() {
+                    "gumbel" => Algorithm::Gumbel,
+                    "puct" => Algorithm::Puct,
+                    other => bail!("Algorithm {other:?}: expected gumbel or puct"),
+                }
+            }
+            "usi_hash" => {
+                parse_spin(&need(value)?, 0, u32::MAX)?;
+            }
+            "usi_ponder" => {
+                let v = need(value)?;
+                if v != "true" && v != "false" {
+                    bail!("USI_Ponder {v:?}: expected true or false");
+                }
+            }
+            _ => bail!("unknown option {name:?}"),
+        }
+        Ok(())
+    }
+
+    fn apply_threads(&self) {
+        if let Some(f) = self.set_threads {
+            f(self.opts.threads);
+        }
+    }
+
+    /// Loads the network (or sets up the uniform evaluator) if not loaded yet.
+    fn ensure_net(&mut self) -> Result<()> {
+        if self.net.is_some() {
+            return Ok(());
+        }
+        let net: Net = match &self.model {
+            None => Box::new(UniformEvaluator {
+                input_len: self.encoder.input_len(),
+                policy_len: self.encoder.policy_len(),
+            }),
+            Some((path, _)) => {
+                let device = parse_device(&self.opts.device).map_err(anyhow::Error::msg)?;
+                self.apply_threads();
+                let (vs, net, meta) = load_model(path, device)
+                    .with_context(|| format!("loading {}", path.display()))?;
+                check_encoding(&meta, &self.encoder.spec(), path)?;
+                self.out.send(&format!(
+                    "info string loaded {} ({} for {}) on {device:?}",
+                    path.display(),
+                    meta.model.name,
+                    meta.variant
+                ));
+                Box::new(NetEvaluator::new(vs, net))
+            }
+        };
+        self.net = Some(net);
+        Ok(())
+    }
+
+    fn parse_position(&self, args: &[&str]) -> Result<Position> {
+        let moves_at = args.iter().position(|&t| t == "moves");
+        let (setup, moves) = match moves_at {
+            Some(i) => (&args[..i], &args[i + 1..]),
+            None => (args, &args[args.len()..]),
+        };
+        let mut pos = match setup.split_first() {
+            Some((&"startpos", [])) => Position::start(self.variant.clone()),
+            Some((&"startpos", extra)) => bail!("unexpected {:?} after startpos", extra[0]),
+            Some((&"sfen", [])) => bail!("sfen: missing the SFEN fields"),
+            Some((&"sfen", fields)) => {
+                let sfen = fields.join(" ");
+                Position::from_sfen(&self.variant, &sfen)
+                    .with_context(|| format!("bad SFEN {sfen:?}"))?
+            }
+            Some((other, _)) => bail!("expected startpos or sfen, got {other:?}"),
+            None => bail!("expected startpos or sfen"),
+        };
+        for (i, tok) in moves.iter().enumerate() {
+            let mv = pos
+                .parse_usi(tok)
+                .with_context(|| format!("move {} {tok:?}", i + 1))?;
+            pos.make_move(mv);
+        }
+        Ok(pos)
+    }
+
+    fn cmd_go(&mut self, p: &GoParams, started: Instant) {
+        if let Err(e) = self.ensure_net() {
+            self.out.error(&format!("go: {e:#}"));
+            self.out.send("bestmove resign");
+            return;
+        }
+        let net = self.net.take().expect("loaded");
+        let limits = resolve_limits(p, self.opts.simulations, self.position.side_to_move());
+        let stop = Arc::new(AtomicBool::new(false));
+        let done = Arc::new(AtomicBool::new(false));
+        let job = Job {
+            position: self.position.clone(),
+            encoder: self.encoder.clone(),
+            config: SearchConfig {
+                algorithm: self.opts.algorithm,
+                reuse_tree: false,
+                ..SearchConfig::default()
+            },
+            base_simulations: self.opts.simulations.max(1),
+            limits,
+            started,
+        };
+        let (s, d, out) = (stop.clone(), done.clone(), self.out.clone());
+        let spawned = std::thread::Builder::new()
+            .name("usi-search".into())
+            .spawn(move || search_thread(job, net, s, d, out));
+        match spawned {
+            Ok(handle) => {
+                self.search = Some(Running {
+                    handle,
+                    stop,
+                    done,
+                    infinite: limits.infinite,
+                })
+            }
+            Err(e) => {
+                self.out
+                    .error(&format!("go: cannot start the search thread: {e}"));
+                self.out.send("bestmove resign");
+            }
+        }
+    }
+
+    /// Joins a search whose worker has already printed its bestmove.
+    fn reap(&mut self) {
+        if self
+            .search
+            .as_ref()
+            .is_some_and(|r| r.done.load(Ordering::Acquire))
+        {
+            self.join();
+        }
+    }
+
+    /// Ends the running search, if any, and waits for its bestmove: `force` stops it now;
+    /// otherwise a bounded search runs to its end and an infinite one is left running.
+    fn finish_search(&mut self, force: bool) {
+        if let Some(r) = &self.search {
+            if force {
+                r.stop.store(true, Ordering::Release);
+            } else if r.infinite {
+                return;
+            }
+            self.join();
+        }
+    }
+
+    fn join(&mut self) {
+        if let Some(r) = self.search.take() {
+            match r.handle.join() {
+                Ok(net) => self.net = Some(net),
+                Err(_) => {
+                    // The worker died before its bestmove: report it, reload the net lazily.
+                    if !r.done.load(Ordering::Acquire) {
+                        self.out.error("the search failed");
+                        self.out.send("bestmove resign");
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn algorithm_name(a: Algorithm) -> &'static str {
+    match a {
+        Algorithm::Gumbel => "gumbel",
+        Algorithm::Puct => "puct",
+    }
+}
+
+fn parse_spin(v: &str, min: u32, max: u32) -> Result<u32> {
+    match v.parse::<u64>() {
+        Ok(n) if n >= min as u64 && n <= max as u64 => Ok(n as u32),
+        _ => bail!("{v:?}: expected an integer from {min} to {max}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// An engine without a model whose output is collected.
+    fn engine(variant: &str) -> (UsiEngine, Arc<Mutex<Vec<String>>>) {
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        let e = UsiEngine::new(None, Some(variant), move |l: &str| {
+            sink.lock().unwrap().push(l.to_string())
+        })
+        .unwrap();
+        (e, lines)
+    }
+
+    fn take(lines: &Mutex<Vec<String>>) -> Vec<String> {
+        std::mem::take(&mut *lines.lock().unwrap())
+    }
+
+    #[test]
+    fn handshake_and_options() {
+        let (mut e, lines) = engine("minishogi");
+        assert!(e.handle("usi"));
+        let got = take(&lines);
+        assert!(got[0].starts_with("id name trainer "), "{got:?}");
+        assert!(got
+            .iter()
+            .any(|l| l.starts_with("option name USI_Variant type combo default minishogi")));
+        assert_eq!(got.last().map(String::as_str), Some("usiok"));
+        assert!(e.handle("setoption name Simulations value 12"));
+        assert!(e.handle("setoption name Algorithm value puct"));
+        assert!(e.handle("isready"));
+        assert_eq!(take(&lines), ["readyok"]);
+        for bad in [
+            "setoption name Simulations value 0",
+            "setoption name Nope value 1",
+            "position startpos moves 9a9b",
+            "go nodes x",
+            "frobnicate",
+        ] {
+            assert!(e.handle(bad));
+            let got = take(&lines);
+            assert_eq!(got.len(), 1, "{bad}: {got:?}");
+            assert!(got[0].starts_with("info string error: "), "{bad}: {got:?}");
+        }
+        assert!(e.handle(""));
+        assert!(take(&lines).is_empty());
+        assert!(!e.handle("quit"));
+    }
+
+    #[test]
+    fn go_writes_info_and_a_legal_bestmove() {
+        let (mut e, lines) = engine("minishogi");
+        e.handle("position startpos moves 5d5c");
+        e.handle("go nodes 16");
+        e.wait();
+        let got = take(&lines);
+        let best = got
+            .last()
+            .and_then(|l| l.strip_prefix("bestmove "))
+            .unwrap();
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let mut pos = Position::start(v);
+        pos.play_usi("5d5c").unwrap();
+        assert!(pos.parse_usi(best).is_ok(), "{got:?}");
+        assert!(got.iter().any(|l| l.contains(" nodes 16 ")), "{got:?}");
+        // An infinite search answers only after `stop`.
+        e.handle("go infinite");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(!take(&lines).iter().any(|l| l.starts_with("bestmove")));
+        e.handle("stop");
+        assert!(take(&lines).last().unwrap().starts_with("bestmove "));
+    }
+
+    #[test]
+    fn run_reads_until_quit() {
+        let (mut e, lines) = engine("minishogi");
+        let mut input: &[u8] = b"isready\ngo nodes 4\nisready\nquit\ngo nodes 4\n";
+        e.run(&mut input);
+        let got = take(&lines);
+        assert_eq!(
+            got.iter().filter(|l| l.starts_with("bestmove")).count(),
+            1,
+            "{got:?}"
+        );
+        assert_eq!(got.iter().filter(|l| *l == "readyok").count(), 2, "{got:?}");
+    }
+}

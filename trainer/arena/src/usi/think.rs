@@ -1,0 +1,267 @@
+//! One search of the USI engine, on its worker thread: the search loop, `info` lines,
+//! and the `bestmove`.
+
+use super::go::Limits;
+use super::{Net, Out};
+use anyhow::{Context, Result};
+use rules::{Move, Position};
+use search::{Algorithm, Evaluator, Search, SearchConfig, SearchResult};
+use selfplay::Encoder;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Interval between `info` lines during a long search.
+const INFO_INTERVAL: Duration = Duration::from_millis(1000);
+/// Scale of the cp <-> win-rate logistic.
+const CP_SCALE: f64 = 600.0;
+
+/// Everything the worker needs for one search.
+pub(crate) struct Job {
+    pub(crate) position: Position,
+    pub(crate) encoder: Arc<Encoder>,
+    pub(crate) config: SearchConfig,
+    /// Gumbel rounds under a time limit start at this many simulations, doubling.
+    pub(crate) base_simulations: u32,
+    pub(crate) limits: Limits,
+    pub(crate) started: Instant,
+}
+
+pub(crate) fn search_thread(
+    job: Job,
+    mut net: Net,
+    stop: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+    out: Out,
+) -> Net {
+    let best = match think(&job, net.as_mut(), &stop, &out) {
+        Ok(b) => b,
+        Err(e) => {
+            out.error(&format!("search: {e:#}"));
+            "resign".to_string()
+        }
+    };
+    if job.limits.infinite {
+        // USI: in infinite mode the bestmove waits for `stop`.
+        while !stop.load(Ordering::Acquire) {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    done.store(true, Ordering::Release);
+    out.send(&format!("bestmove {best}"));
+    net
+}
+
+/// Evaluates `pos` and writes the policy logits of `moves` into `logits`; returns the WDL.
+fn evaluate(
+    net: &mut dyn Evaluator,
+    enc: &Encoder,
+    pos: &Position,
+    moves: &[Move],
+    input: &mut Vec<f32>,
+    logits: &mut Vec<f32>,
+) -> Result<[f32; 3]> {
+    input.resize(enc.input_len(), 0.0);
+    enc.encode(pos, input);
+    let out = net.evaluate(input, 1)?;
+    let e = out
+        .into_iter()
+        .next()
+        .context("the evaluator returned nothing")?;
+    logits.clear();
+    logits.extend(
+        moves
+            .iter()
+            .map(|&mv| e.policy_logits[enc.move_to_index(pos, mv)]),
+    );
+    Ok(e.wdl)
+}
+
+/// Leaf depth statistics (plies below the root).
+#[derive(Default)]
+struct DepthStats {
+    sum: u64,
+    count: u64,
+    max: u32,
+}
+
+impl DepthStats {
+    fn add(&mut self, d: u32) {
+        self.sum += d as u64;
+        self.count += 1;
+        self.max = self.max.max(d);
+    }
+
+    fn depth(&self) -> u32 {
+        if self.count == 0 {
+            1
+        } else {
+            ((self.sum as f64 / self.count as f64).round() as u32).max(1)
+        }
+    }
+}
+
+/// Runs one search and prints its info lines; returns the bestmove text.
+fn think(job: &Job, net: &mut dyn Evaluator, stop: &AtomicBool, out: &Out) -> Result<String> {
+    let pos = &job.position;
+    let enc = &*job.encoder;
+    let legal = pos.legal_moves();
+    if legal.is_empty() {
+        out.send("info depth 0 score mate 0");
+        return Ok("resign".into());
+    }
+    let (mut input, mut logits) = (Vec::new(), Vec::new());
+    if let Some(o) = pos.outcome() {
+        // Game over by rule with moves left (repetition, ply limit): no search is possible;
+        // play the network's first choice.
+        let wdl = evaluate(net, enc, pos, &legal, &mut input, &mut logits)?;
+        let i = (0..legal.len())
+            .max_by(|&a, &b| logits[a].total_cmp(&logits[b]))
+            .expect("moves");
+        out.send(&format!(
+            "info string the game is over here ({:?})",
+            o.reason
+        ));
+        out.send(&format!(
+            "info depth 1 nodes 1 nps 0 score cp {} pv {}",
+            cp_of(wdl[0] - wdl[2]),
+            pos.move_to_usi(legal[i])
+        ));
+        return Ok(pos.move_to_usi(legal[i]));
+    }
+    let limits = job.limits;
+    let root_ply = pos.ply();
+    let mut search = Search::new(job.config.clone(), pos.clone(), 0);
+    let mut depth = DepthStats::default();
+    let mut last_info = Instant::now();
+    let mut last_early_check = Instant::now();
+    let sims = |s: &Search| s.root_visits().saturating_sub(1) as u64;
+    let chunked =
+        job.config.algorithm == Algorithm::Gumbel && (limits.infinite || limits.time.is_some());
+    let mut round = 0u32;
+    'search: loop {
+        let left = limits.simulations.saturating_sub(sims(&search));
+        if left == 0 {
+            break;
+        }
+        // Gumbel's sequential halving needs a budget up front: under a time limit it runs in
+        // rounds of doubling size over the same tree.
+        let budget = if chunked {
+            left.min((job.base_simulations as u64) << round.min(20))
+        } else {
+            left
+        };
+        search.start(budget as u32, false);
+        while !search.finished() {
+            if search.root_visits() > 0 {
+                if stop.load(Ordering::Relaxed) {
+                    break 'search;
+                }
+                let elapsed = job.started.elapsed();
+                if limits.time.is_some_and(|t| elapsed >= t) {
+                    break 'search;
+                }
+                if last_info.elapsed() >= INFO_INTERVAL {
+                    last_info = Instant::now();
+                    out.send(&info_line(
+                        pos,
+                        &search.result(),
+                        sims(&search),
+                        job.started,
+                        &depth,
+                    ));
+                }
+                if job.config.algorithm == Algorithm::Puct
+                    && !limits.infinite
+                    && last_early_check.elapsed() >= Duration::from_millis(20)
+                {
+                    last_early_check = Instant::now();
+                    if decided(&search.result(), sims(&search), elapsed, limits) {
+                        break 'search;
+                    }
+                }
+            }
+            if search.select() {
+                let leaf = search.leaf_position();
+                let d = (leaf.ply() - root_ply) as u32;
+                if d > 0 {
+                    depth.add(d);
+                }
+                let wdl = evaluate(net, enc, leaf, search.leaf_moves(), &mut input, &mut logits)?;
+                search.expand(&logits, wdl);
+            }
+        }
+        if legal.len() == 1 || !chunked {
+            break;
+        }
+        round += 1;
+    }
+    let result = search.result();
+    out.send(&info_line(pos, &result, sims(&search), job.started, &depth));
+    Ok(pos.move_to_usi(result.best))
+}
+
+/// PUCT: true when the runner-up cannot reach the best move's visits in the time left.
+fn decided(r: &SearchResult, done: u64, elapsed: Duration, limits: Limits) -> bool {
+    let Some(t) = limits.time else {
+        return false;
+    };
+    if r.visits.len() < 2 || done < 100 {
+        return false;
+    }
+    let mut v = r.visits.clone();
+    v.sort_unstable_by(|a, b| b.cmp(a));
+    let rate = done as f64 / elapsed.as_secs_f64().max(1e-3);
+    let left_time = t.saturating_sub(elapsed).as_secs_f64();
+    let left = (rate * left_time).min(limits.simulations.saturating_sub(done) as f64);
+    (v[0] - v[1]) as f64 > left
+}
+
+/// Centipawns of a value in [-1, 1]: `600 * ln(s / (1 - s))`, `s = (1 + q) / 2`.
+fn cp_of(q: f32) -> i32 {
+    let s = ((1.0 + q as f64) / 2.0).clamp(1e-4, 1.0 - 1e-4);
+    (CP_SCALE * (s / (1.0 - s)).ln()).round() as i32
+}
+
+/// The `info` line of a search result.
+fn info_line(
+    pos: &Position,
+    r: &SearchResult,
+    nodes: u64,
+    started: Instant,
+    depth: &DepthStats,
+) -> String {
+    let ms = started.elapsed().as_millis() as u64;
+    let nps = nodes * 1000 / ms.max(1);
+    let i = r.moves.iter().position(|&m| m == r.best).unwrap_or(0);
+    let mut after = pos.clone();
+    after.make_move(r.best);
+    let mates = after
+        .outcome()
+        .is_some_and(|o| o.winner == Some(pos.side_to_move()));
+    let score = if mates {
+        "mate 1".to_string()
+    } else {
+        format!("cp {}", cp_of(r.q.get(i).copied().unwrap_or(r.root_value)))
+    };
+    format!(
+        "info depth {} seldepth {} nodes {nodes} nps {nps} time {ms} score {score} pv {}",
+        depth.depth(),
+        depth.max.max(1),
+        pos.move_to_usi(r.best)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cp_is_the_logistic_inverse() {
+        assert_eq!(cp_of(0.0), 0);
+        // s = 0.75 -> 600 ln 3
+        assert_eq!(cp_of(0.5), (600.0 * 3f64.ln()).round() as i32);
+        assert_eq!(cp_of(-0.5), -cp_of(0.5));
+        assert!(cp_of(1.0) > 5000 && cp_of(1.0) < 6000);
+    }
+}

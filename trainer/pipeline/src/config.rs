@@ -1,0 +1,298 @@
+//! Run configs (`configs/runs/*.toml`): what a run plays, how it trains, how it is evaluated
+//! and when it stops. Errors name the file and the key.
+
+use anyhow::Result;
+use model::TrainConfig;
+use search::SearchConfig;
+use selfplay::SelfPlayConfig;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A run config.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// Run name: the directory under `runs/` (default: the config file stem).
+    #[serde(default)]
+    pub name: String,
+    /// Variant: a file stem of configs/variants, a built-in, or a path.
+    pub variant: String,
+    /// Network shape: a file stem of configs/models, a built-in, or a path.
+    pub model: String,
+    /// Seed of the network initialisation and of the evaluation openings.
+    #[serde(default)]
+    pub seed: u64,
+    /// cpu, cuda, cuda:N or auto.
+    #[serde(default = "default_device")]
+    pub device: String,
+    /// The run stops after publishing this many networks...
+    pub generations: u64,
+    /// ...or after this many minutes of wall time, summed over resumes (0: no limit).
+    #[serde(default)]
+    pub max_minutes: f64,
+    /// Training steps between two published networks.
+    pub steps_per_generation: u64,
+    /// Training samples drawn per new self-play sample: the trainer never runs ahead of
+    /// self-play by more than this (KataGo's shuffler/trainer ratio).
+    #[serde(default = "default_reuse")]
+    pub sample_reuse: f64,
+    /// Samples in the window before the first training step.
+    #[serde(default = "default_min_samples")]
+    pub min_samples: usize,
+    /// 0 (default): self-play never waits. N > 0: at most N games (plus the games in flight)
+    /// per network; workers then wait for the next one and the trainer finishes the
+    /// generation's steps without the reuse limit (a synchronous run).
+    #[serde(default)]
+    pub games_per_generation: usize,
+    /// Self-play.
+    #[serde(default)]
+    pub selfplay: SelfPlayConfig,
+    /// Search used by self-play (simulations come from the playout caps).
+    #[serde(default)]
+    pub search: SearchConfig,
+    /// Training hyper-parameters.
+    #[serde(default)]
+    pub training: TrainConfig,
+    /// Replay window.
+    #[serde(default)]
+    pub replay: ReplayConfig,
+    /// Evaluation matches.
+    #[serde(default)]
+    pub evaluation: EvalConfig,
+}
+
+fn default_device() -> String {
+    "auto".into()
+}
+
+fn default_reuse() -> f64 {
+    4.0
+}
+
+fn default_min_samples() -> usize {
+    2000
+}
+
+/// The replay window: the most recent samples, growing with the run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReplayConfig {
+    /// Window size while the run is young (samples).
+    pub min_window: usize,
+    /// Largest window (samples).
+    pub max_window: usize,
+    /// Above `min_window`, the window grows by this fraction of every new sample.
+    pub growth: f64,
+}
+
+impl Default for ReplayConfig {
+    fn default() -> Self {
+        ReplayConfig {
+            min_window: 20_000,
+            max_window: 500_000,
+            growth: 0.5,
+        }
+    }
+}
+
+impl ReplayConfig {
+    /// Window size after `total` samples were produced.
+    pub fn window(&self, total: u64) -> usize {
+        let total = total as f64;
+        let min = self.min_window as f64;
+        let w = if total <= min {
+            min
+        } else {
+            min + self.growth * (total - min)
+        };
+        (w as usize).min(self.max_window)
+    }
+}
+
+/// Evaluation: matches of new networks, off the critical path (own thread, bounded share).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EvalConfig {
+    /// Games per match against earlier networks (0 disables them).
+    pub games: usize,
+    /// Simulations per move of our networks in matches without a time limit.
+    pub simulations: u32,
+    /// Evaluate at most every this many generations (the newest network is taken).
+    pub every: u64,
+    /// Largest fraction of the wall time the evaluator may spend playing (it waits otherwise).
+    pub share: f64,
+    /// Play the previously evaluated network.
+    pub vs_previous: bool,
+    /// Play generation 0.
+    pub vs_first: bool,
+    /// Gating: a new network becomes the self-play network only if it scores at least
+    /// `gating_score` against the current one.
+    pub gating: bool,
+    /// Score needed to pass the gate.
+    pub gating_score: f64,
+    /// Random plies of the shared openings (the same openings in every evaluation).
+    pub opening_plies: u32,
+    /// Fixed opponents whose scores show progress after generation 0 is beaten every game.
+    pub anchors: Vec<AnchorConfig>,
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        EvalConfig {
+            games: 20,
+            simulations: 32,
+            every: 1,
+            share: 0.25,
+            vs_previous: true,
+            vs_first: true,
+            gating: false,
+            gating_score: 0.55,
+            opening_plies: 4,
+            anchors: Vec::new(),
+        }
+    }
+}
+
+/// A fixed opponent of the evaluation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnchorConfig {
+    /// Label in the log and TensorBoard (`anchor/<name>`).
+    pub name: String,
+    /// `mcts` (our search without a network) or `engine:CMD` (an external USI/UCI engine).
+    pub player: String,
+    /// Engine protocol: `usi` or `uci` (Fairy-Stockfish).
+    #[serde(default = "default_protocol")]
+    pub protocol: String,
+    /// Engine options, e.g. `{ "Skill Level" = "0" }`.
+    #[serde(default)]
+    pub options: BTreeMap<String, String>,
+    /// Simulations of the `mcts` anchor; `go nodes N` for an engine when `movetime` is 0.
+    #[serde(default = "default_nodes")]
+    pub nodes: u32,
+    /// Milliseconds per move for both sides (0: node limits).
+    #[serde(default)]
+    pub movetime: u64,
+    /// Games per evaluation (an even number keeps colours balanced).
+    #[serde(default = "default_anchor_games")]
+    pub games: usize,
+    /// Evaluate against this anchor every this many evaluations.
+    #[serde(default = "default_one")]
+    pub every: u64,
+}
+
+fn default_protocol() -> String {
+    "usi".into()
+}
+
+fn default_nodes() -> u32 {
+    200
+}
+
+fn default_anchor_games() -> usize {
+    10
+}
+
+fn default_one() -> u64 {
+    1
+}
+
+impl RunConfig {
+    /// Parses and checks a run config; errors name the file and the key.
+    pub fn from_toml(text: &str, file: &str) -> Result<RunConfig> {
+        let mut c: RunConfig =
+            toml::from_str(text).map_err(|e| anyhow::anyhow!("{file}: {}", e.message()))?;
+        if c.name.is_empty() {
+            c.name = Path::new(file)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "run".into());
+        }
+        c.validate().map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+        c.training.validate(file)?;
+        model::parse_device(&c.device).map_err(|e| anyhow::anyhow!("{file}: device: {e}"))?;
+        Ok(c)
+    }
+
+    fn validate(&self) -> std::result::Result<(), String> {
+        self.selfplay.validate()?;
+        self.search.validate()?;
+        let e = |m: &str| Err(m.to_string());
+        if self.generations == 0 {
+            return e("generations: must be at least 1");
+        }
+        if self.steps_per_generation == 0 {
+            return e("steps_per_generation: must be at least 1");
+        }
+        if !(self.max_minutes >= 0.0 && self.max_minutes.is_finite()) {
+            return e("max_minutes: must be 0 (no limit) or a positive number");
+        }
+        if !(self.sample_reuse > 0.0 && self.sample_reuse.is_finite()) {
+            return e("sample_reuse: must be a positive number");
+        }
+        if self.replay.min_window == 0 || self.replay.max_window < self.replay.min_window {
+            return e("replay: need 0 < min_window <= max_window");
+        }
+        if !(0.0..=1.0).contains(&self.replay.growth) {
+            return e("replay.growth: must be in [0, 1]");
+        }
+        let ev = &self.evaluation;
+        if ev.gating && !ev.vs_previous {
+            return e("evaluation.gating: needs vs_previous = true");
+        }
+        if ev.gating && ev.games == 0 {
+            return e("evaluation.gating: needs evaluation.games > 0");
+        }
+        if ev.simulations == 0 {
+            return e("evaluation.simulations: must be at least 1");
+        }
+        if ev.every == 0 {
+            return e("evaluation.every: must be at least 1");
+        }
+        if !(ev.share > 0.0 && ev.share <= 1.0) {
+            return e("evaluation.share: must be in (0, 1]");
+        }
+        if !(0.0..=1.0).contains(&ev.gating_score) {
+            return e("evaluation.gating_score: must be in [0, 1]");
+        }
+        for (i, a) in ev.anchors.iter().enumerate() {
+            let key = format!("evaluation.anchors[{i}]");
+            if a.name.is_empty()
+                || !a
+                    .name
+                    .chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || "-_.".contains(ch))
+            {
+                return Err(format!("{key}.name: use letters, digits, '-', '_' or '.'"));
+            }
+            if a.player != "mcts" && !a.player.starts_with("engine:") {
+                return Err(format!(
+                    "{key}.player: expected \"mcts\" or \"engine:COMMAND\""
+                ));
+            }
+            if a.protocol.parse::<arena::Protocol>().is_err() {
+                return Err(format!("{key}.protocol: expected \"usi\" or \"uci\""));
+            }
+            if a.games == 0 || a.nodes == 0 || a.every == 0 {
+                return Err(format!("{key}: games, nodes and every must be at least 1"));
+            }
+            if ev.anchors[..i].iter().any(|b| b.name == a.name) {
+                return Err(format!("{key}.name: {:?} is used twice", a.name));
+            }
+        }
+        if !self
+            .name
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || "-_.".contains(ch))
+        {
+            return e("name: use letters, digits, '-', '_' or '.'");
+        }
+        Ok(())
+    }
+
+    /// Wall-time budget in seconds (None: no limit).
+    pub fn budget_seconds(&self) -> Option<f64> {
+        (self.max_minutes > 0.0).then_some(self.max_minutes * 60.0)
+    }
+}

@@ -1,0 +1,324 @@
+//! The evaluator: plays the newest published network against the previous evaluated one,
+//! generation 0 and the fixed anchors of the config, off the critical path (its own thread,
+//! at most `evaluation.share` of the wall time). Every match uses the arena's players and
+//! referee, as `trainer arena` does, over openings that stay the same for the whole run.
+
+use crate::config::AnchorConfig;
+use crate::metrics::{thread_cpu_seconds, Reporter};
+use crate::run::{GenerationReport, MatchReport, Run};
+use crate::Shared;
+use anyhow::Result;
+use arena::{MatchSettings, Opening, Player, Protocol, TimeControl};
+use indicatif::ProgressBar;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Simulations cap of our network under a time control (the time decides).
+const TIMED_NODES: u32 = 1_000_000;
+
+struct Anchor {
+    cfg: AnchorConfig,
+    player: Option<Player>,
+    broken: bool,
+}
+
+/// The evaluator's state.
+pub struct Evaluator<'a> {
+    run: &'a Run,
+    shared: &'a Shared,
+    reporter: &'a Reporter,
+    anchors: Vec<Anchor>,
+    openings: Vec<Opening>,
+    last: u64,
+    rounds: u64,
+    busy: Duration,
+    started: Instant,
+    /// CPU seconds of the evaluator thread (its external engines not included).
+    pub cpu_seconds: f64,
+}
+
+impl<'a> Evaluator<'a> {
+    /// An evaluator continuing after the last generation in the state's history.
+    pub fn new(run: &'a Run, shared: &'a Shared, reporter: &'a Reporter) -> Evaluator<'a> {
+        let ec = &run.cfg.evaluation;
+        let most = ec
+            .anchors
+            .iter()
+            .map(|a| a.games)
+            .chain([ec.games])
+            .max()
+            .unwrap_or(2);
+        let openings = arena::random_openings(
+            &run.variant,
+            ec.opening_plies,
+            most.div_ceil(2).max(1),
+            run.cfg.seed ^ 0x0BE7_1235,
+        );
+        let last = shared.get().history.last().map_or(0, |h| h.generation);
+        Evaluator {
+            run,
+            shared,
+            reporter,
+            anchors: ec
+                .anchors
+                .iter()
+                .map(|a| Anchor {
+                    cfg: a.clone(),
+                    player: None,
+                    broken: false,
+                })
+                .collect(),
+            openings,
+            last,
+            rounds: 0,
+            busy: Duration::ZERO,
+            started: Instant::now(),
+            cpu_seconds: 0.0,
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.shared.stop.load(Ordering::Relaxed) || self.shared.get().complete
+    }
+
+    /// Evaluates new generations until the run completes or stops.
+    pub fn run(&mut self, bar: Option<&ProgressBar>) -> Result<()> {
+        let cpu0 = thread_cpu_seconds();
+        let ec = self.run.cfg.evaluation.clone();
+        let nothing = ec.games == 0 || !(ec.vs_previous || ec.vs_first);
+        if nothing && self.anchors.is_empty() {
+            return Ok(());
+        }
+        while !self.stopped() {
+            let newest = self.shared.get().generation;
+            let over_share =
+                self.busy.as_secs_f64() > ec.share * self.started.elapsed().as_secs_f64();
+            if newest < self.last + ec.every || over_share {
+                std::thread::sleep(Duration::from_millis(200));
+                continue;
+            }
+            let t = Instant::now();
+            let r = self.evaluate(newest, bar);
+            self.busy += t.elapsed();
+            r?;
+        }
+        self.cpu_seconds = thread_cpu_seconds() - cpu0;
+        Ok(())
+    }
+
+    fn model_player(&self, gen: u64, nodes: u32) -> Result<Player> {
+        let path = self.run.model_path(gen);
+        Player::from_spec(
+            &format!("model:{}", path.display()),
+            Protocol::Usi,
+            &[],
+            &self.run.variant,
+            nodes,
+            &self.run.cfg.device,
+        )
+    }
+
+    /// One match of `gen` against `opp`; None when the run stopped during it.
+    fn play(
+        &self,
+        gen: u64,
+        mut opp: Option<&mut Player>,
+        opp_gen: Option<u64>,
+        label: &str,
+        games: usize,
+        tc: TimeControl,
+        bar: Option<&ProgressBar>,
+    ) -> Result<Option<MatchReport>> {
+        let ec = &self.run.cfg.evaluation;
+        let ours_nodes = match tc {
+            TimeControl::Nodes(_) => ec.simulations,
+            _ => TIMED_NODES,
+        };
+        let mut a = self.model_player(gen, ours_nodes)?;
+        let mut owned = match opp_gen {
+            Some(g) => Some(self.model_player(g, ec.simulations)?),
+            None => None,
+        };
+        let b = match (owned.as_mut(), opp.as_mut()) {
+            (Some(p), _) => p,
+            (None, Some(p)) => &mut **p,
+            (None, None) => anyhow::bail!("no opponent for {label}"),
+        };
+        let settings = MatchSettings {
+            tc,
+            max_plies: self.run.cfg.selfplay.max_plies,
+            ..MatchSettings::default()
+        };
+        if let Some(bar) = bar {
+            bar.set_length(games as u64);
+            bar.set_position(0);
+            bar.set_message(format!("vs {label}"));
+        }
+        let mut lines = String::new();
+        let mut aborted = false;
+        let tally = arena::play_match(
+            &self.run.variant,
+            &mut a,
+            b,
+            &settings,
+            &self.openings,
+            games as u32,
+            &mut |g, _| {
+                lines.push_str(&g.record_line);
+                lines.push('\n');
+                if let Some(bar) = bar {
+                    bar.inc(1);
+                }
+                aborted = self.stopped();
+                !aborted
+            },
+        )?;
+        if aborted {
+            return Ok(None);
+        }
+        let games_dir = self.run.dir.join("games");
+        std::fs::create_dir_all(&games_dir)?;
+        model::write_atomic(
+            &games_dir.join(format!("{gen:06}-vs-{label}.txt")),
+            lines.as_bytes(),
+        )?;
+        let e = tally.elo();
+        Ok(Some(MatchReport {
+            opponent: label.to_string(),
+            wins: tally.wins,
+            draws: tally.draws,
+            losses: tally.losses,
+            score: e.score,
+            elo: e.elo,
+            elo_low: e.low,
+            elo_high: e.high,
+        }))
+    }
+
+    fn evaluate(&mut self, gen: u64, bar: Option<&ProgressBar>) -> Result<()> {
+        let ec = self.run.cfg.evaluation.clone();
+        let state = self.shared.get();
+        let prev = if ec.gating { state.best } else { self.last };
+        let nodes = TimeControl::Nodes(ec.simulations);
+        let mut rep = GenerationReport {
+            generation: gen,
+            seconds: state.seconds,
+            matches: Vec::new(),
+            promoted: !ec.gating,
+        };
+        let mut m = |r: Option<MatchReport>| -> bool {
+            match r {
+                Some(r) => {
+                    rep.matches.push(r);
+                    true
+                }
+                None => false,
+            }
+        };
+        if ec.games > 0 && ec.vs_previous && prev != gen {
+            let r = self.play(
+                gen,
+                None,
+                Some(prev),
+                &format!("gen{prev}"),
+                ec.games,
+                nodes,
+                bar,
+            )?;
+            if !m(r) {
+                return Ok(());
+            }
+        }
+        if ec.games > 0 && ec.vs_first && gen != 0 && !(ec.vs_previous && prev == 0) {
+            if !m(self.play(gen, None, Some(0), "gen0", ec.games, nodes, bar)?) {
+                return Ok(());
+            }
+        }
+        for i in 0..self.anchors.len() {
+            if self.anchors[i].broken || self.rounds % self.anchors[i].cfg.every != 0 {
+                continue;
+            }
+            if self.anchors[i].player.is_none() {
+                let a = &self.anchors[i].cfg;
+                let options: Vec<(String, String)> = a
+                    .options
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let protocol = a.protocol.parse().unwrap_or(Protocol::Usi);
+                match Player::from_spec(
+                    &a.player,
+                    protocol,
+                    &options,
+                    &self.run.variant,
+                    a.nodes,
+                    "cpu",
+                ) {
+                    Ok(p) => self.anchors[i].player = Some(p),
+                    Err(e) => {
+                        self.reporter.log(&format!(
+                            "anchor {}: cannot start ({e:#}); it is left out of this run's evaluation",
+                            a.name
+                        ));
+                        self.anchors[i].broken = true;
+                        continue;
+                    }
+                }
+            }
+            let a = self.anchors[i].cfg.clone();
+            let tc = if a.movetime > 0 {
+                TimeControl::Movetime(a.movetime)
+            } else {
+                TimeControl::Nodes(a.nodes)
+            };
+            let mut player = self.anchors[i].player.take();
+            let r = self.play(gen, player.as_mut(), None, &a.name, a.games, tc, bar);
+            self.anchors[i].player = player;
+            if !m(r?) {
+                return Ok(());
+            }
+        }
+        if ec.gating {
+            rep.promoted = rep
+                .matches
+                .first()
+                .is_some_and(|r| r.score >= ec.gating_score);
+        }
+        self.rounds += 1;
+        self.last = gen;
+        self.record(rep)
+    }
+
+    fn record(&self, rep: GenerationReport) -> Result<()> {
+        let gen = rep.generation;
+        let mut parts = Vec::new();
+        for r in &rep.matches {
+            self.reporter
+                .scalar(&format!("elo/vs_{}", r.opponent), r.elo, gen);
+            self.reporter
+                .scalar(&format!("score/vs_{}", r.opponent), r.score, gen);
+            parts.push(format!(
+                "vs {} +{} ={} -{} score {:.3} Elo {:+.0} [{:+.0}, {:+.0}]",
+                r.opponent, r.wins, r.draws, r.losses, r.score, r.elo, r.elo_low, r.elo_high
+            ));
+        }
+        let gating = self.run.cfg.evaluation.gating;
+        self.reporter.log(&format!(
+            "gen {gen} evaluated (published at {:.0}s): {}{}",
+            rep.seconds,
+            parts.join("; "),
+            match (gating, rep.promoted) {
+                (false, _) => "",
+                (true, true) => "; promoted",
+                (true, false) => "; rejected by the gate",
+            }
+        ));
+        self.reporter.flush();
+        self.shared.update(|s| {
+            if gating && rep.promoted && gen > s.best {
+                s.best = gen;
+            }
+            s.history.push(rep);
+        })
+    }
+}

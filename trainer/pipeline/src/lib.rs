@@ -1,0 +1,257 @@
+//! The training pipeline as a library: the run config, the run directory and its state, the
+//! sample store, the self-play worker, the trainer, the evaluator and the run's metrics.
+//!
+//! Three roles share one run directory: self-play workers (any number, threads or processes
+//! on any machine with the directory), one trainer and one evaluator (threads of the trainer's
+//! process). [`run_all`] runs them together (`trainer run`), [`run_trainer`] the trainer and
+//! evaluator (`trainer train`), [`run_selfplay`] a worker (`trainer selfplay`). Self-play never
+//! waits for training: games continue across generations and each search picks up a newly
+//! published network between moves.
+
+pub mod config;
+pub mod eval;
+pub mod metrics;
+pub mod run;
+pub mod store;
+pub mod train;
+pub mod worker;
+
+pub use config::{AnchorConfig, EvalConfig, ReplayConfig, RunConfig};
+pub use metrics::{Metrics, Reporter};
+pub use run::{load_variant, GenerationReport, MatchReport, Run, RunState};
+pub use worker::WorkerStats;
+
+use anyhow::Result;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// The state of a run shared by the threads of the trainer's process: every change is saved
+/// to state.json at once (atomically).
+pub struct Shared {
+    run: Run,
+    state: Mutex<RunState>,
+    /// Set to stop every role of the process (a signal, an error, the end of the run).
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Shared {
+    /// Loads the state of `run`.
+    pub fn new(run: &Run, stop: Arc<AtomicBool>) -> Result<Shared> {
+        Ok(Shared {
+            state: Mutex::new(run.load_state()?),
+            run: run.clone(),
+            stop,
+        })
+    }
+
+    /// A copy of the state.
+    pub fn get(&self) -> RunState {
+        self.state.lock().expect("state lock").clone()
+    }
+
+    /// Changes the state and saves it.
+    pub fn update(&self, f: impl FnOnce(&mut RunState)) -> Result<()> {
+        let mut s = self.state.lock().expect("state lock");
+        f(&mut s);
+        self.run.save_state(&s)
+    }
+}
+
+/// SIGINT and SIGTERM (Slurm's preemption signal too) set the returned flag; the roles then
+/// stop cleanly. A second signal ends the process at once.
+pub fn stop_on_signals() -> Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // The second signal exits (status 130) while the first is still being handled.
+        signal_hook::flag::register_conditional_shutdown(sig, 130, flag.clone())?;
+        signal_hook::flag::register(sig, flag.clone())?;
+    }
+    Ok(flag)
+}
+
+/// Intra-op threads for each libtorch user when `roles` threads share this machine's cores.
+fn share_cores(roles: usize) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    model::set_threads((cores / roles.max(1)).max(1));
+}
+
+fn reporter_for(run: &Run, tensorboard: bool) -> Reporter {
+    let metrics: Box<dyn Metrics> = if tensorboard {
+        Reporter::open_tensorboard(&run.dir)
+    } else {
+        Box::new(metrics::NoMetrics)
+    };
+    Reporter::new(Some(&run.dir.join("log.txt")), metrics)
+}
+
+fn join<T>(h: std::thread::ScopedJoinHandle<'_, Result<T>>, what: &str) -> Result<T> {
+    h.join()
+        .map_err(|_| anyhow::anyhow!("the {what} thread panicked"))?
+}
+
+/// `trainer run`: self-play threads, the trainer and the evaluator in one process, until the
+/// run has its generations or its time budget (or `stop` is set).
+pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
+    let reporter = reporter_for(run, true);
+    store::clean_temporaries(&run.dir, std::time::Duration::ZERO);
+    let shared = Shared::new(run, stop.clone())?;
+    if shared.get().complete {
+        reporter.log(&format!(
+            "run {} is complete (edit {} to extend it)",
+            run.cfg.name,
+            run.dir.join("config.toml").display()
+        ));
+        return Ok(());
+    }
+    let threads = run.cfg.selfplay.threads;
+    share_cores(threads + 1);
+    reporter.log(&format!(
+        "run {}: {} with {} on {:?} ({} planes, policy {}); {} self-play threads x {} games, {} intra-op threads",
+        run.cfg.name,
+        run.variant.name,
+        run.model.name,
+        run.device,
+        run.encoder.num_planes(),
+        run.encoder.policy_len(),
+        threads,
+        run.cfg.selfplay.parallel_games,
+        model::threads()
+    ));
+    let wstats = Arc::new(WorkerStats::default());
+    let t0 = Instant::now();
+    let moves_bar = reporter.bar(0, "self-play");
+    let train_bar = reporter.bar(run.cfg.steps_per_generation, "training");
+    let eval_bar = reporter.bar(1, "evaluation");
+    let (train_cpu, eval_cpu) = std::thread::scope(|s| -> Result<(f64, f64)> {
+        let sp = s.spawn(|| {
+            worker::run_workers(run, threads, &stop, &reporter, &wstats, Some(&moves_bar))
+        });
+        let ev = s.spawn(|| -> Result<f64> {
+            let mut e = eval::Evaluator::new(run, &shared, &reporter);
+            let r = e.run(Some(&eval_bar));
+            r.map(|_| e.cpu_seconds)
+        });
+        let tr = s.spawn(|| -> Result<f64> {
+            let cpu0 = metrics::thread_cpu_seconds();
+            let mut t = train::TrainLoop::new(run, &shared, &reporter, Some(&wstats))?;
+            let r = t.run(Some(&train_bar));
+            r.map(|_| metrics::thread_cpu_seconds() - cpu0)
+        });
+        let tr = join(tr, "trainer");
+        stop.store(true, Ordering::SeqCst);
+        let sp = join(sp, "self-play");
+        let ev = join(ev, "evaluation");
+        sp?;
+        Ok((tr?, ev?))
+    })?;
+    moves_bar.finish_and_clear();
+    train_bar.finish_and_clear();
+    eval_bar.finish_and_clear();
+    let wall = t0.elapsed().as_secs_f64();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let sp_cpu = *wstats.cpu_seconds.lock().expect("cpu");
+    let idle = *wstats.idle_seconds.lock().expect("idle");
+    let st = shared.get();
+    reporter.log(&format!(
+        "{} after {wall:.0}s: generation {}, {} games, {} samples, {} steps; self-play played {:.0}% of the wall time ({threads} threads), CPU shares of the machine: self-play {:.0}%, training {:.0}%, evaluation {:.0}% (its engines not counted)",
+        if st.complete { "run complete" } else { "run stopped" },
+        st.generation,
+        st.total_games,
+        st.total_samples,
+        st.steps,
+        100.0 * (1.0 - idle / (wall * threads.max(1) as f64)),
+        100.0 * sp_cpu / (wall * cores),
+        100.0 * train_cpu / (wall * cores),
+        100.0 * eval_cpu / (wall * cores),
+    ));
+    reporter.flush();
+    Ok(())
+}
+
+/// `trainer train`: the trainer and the evaluator of a run fed by separate workers.
+pub fn run_trainer(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
+    let reporter = reporter_for(run, true);
+    let shared = Shared::new(run, stop.clone())?;
+    if shared.get().complete {
+        reporter.log(&format!("run {} is complete", run.cfg.name));
+        return Ok(());
+    }
+    share_cores(2);
+    let train_bar = reporter.bar(run.cfg.steps_per_generation, "training");
+    let eval_bar = reporter.bar(1, "evaluation");
+    std::thread::scope(|s| -> Result<()> {
+        let ev = s.spawn(|| eval::Evaluator::new(run, &shared, &reporter).run(Some(&eval_bar)));
+        let tr = s.spawn(|| -> Result<()> {
+            train::TrainLoop::new(run, &shared, &reporter, None)?.run(Some(&train_bar))
+        });
+        let tr = join(tr, "trainer");
+        stop.store(true, Ordering::SeqCst);
+        let ev = join(ev, "evaluation");
+        tr?;
+        ev
+    })?;
+    let st = shared.get();
+    reporter.log(&format!(
+        "trainer {}: generation {}, {} games, {} samples, {} steps",
+        if st.complete {
+            "done, run complete"
+        } else {
+            "stopped"
+        },
+        st.generation,
+        st.total_games,
+        st.total_samples,
+        st.steps
+    ));
+    Ok(())
+}
+
+/// `trainer selfplay`: one worker process with `threads` threads (0: the config's), until the
+/// run is complete or `stop` is set; the games in flight are then dropped.
+pub fn run_selfplay(
+    run: &Run,
+    threads: usize,
+    stop: Arc<AtomicBool>,
+) -> Result<WorkerStatsSummary> {
+    let reporter = reporter_for(run, false);
+    store::clean_temporaries(&run.dir, std::time::Duration::from_secs(600));
+    let threads = if threads == 0 {
+        run.cfg.selfplay.threads
+    } else {
+        threads
+    };
+    share_cores(threads);
+    let stats = Arc::new(WorkerStats::default());
+    let bar = reporter.bar(0, "self-play");
+    let t0 = Instant::now();
+    worker::run_workers(run, threads, &stop, &reporter, &stats, Some(&bar))?;
+    bar.finish_and_clear();
+    let s = stats.merged();
+    let summary = WorkerStatsSummary {
+        games: stats.games.load(Ordering::Relaxed),
+        samples: stats.samples.load(Ordering::Relaxed),
+        evals: s.evals,
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    reporter.log(&format!(
+        "self-play worker stops: {} games, {} samples stored, {:.0} evals/s",
+        summary.games,
+        summary.samples,
+        summary.evals as f64 / summary.seconds.max(1e-9)
+    ));
+    Ok(summary)
+}
+
+/// What a worker process did.
+#[derive(Clone, Debug)]
+pub struct WorkerStatsSummary {
+    /// Games stored.
+    pub games: u64,
+    /// Samples stored.
+    pub samples: u64,
+    /// Positions evaluated.
+    pub evals: u64,
+    /// Wall seconds.
+    pub seconds: f64,
+}

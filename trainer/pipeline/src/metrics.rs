@@ -1,0 +1,168 @@
+//! The run's log (`log.txt` + stdout, above any progress bars), TensorBoard scalars behind a
+//! small trait, progress bars, and thread CPU time for the busy figures.
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Scalars for TensorBoard (tensorboard-rs is unmaintained: one writer per run directory for
+/// the whole process, only `add_scalar`).
+pub trait Metrics: Send {
+    /// Records a scalar.
+    fn scalar(&mut self, tag: &str, value: f64, step: u64);
+    /// Writes buffered events.
+    fn flush(&mut self);
+}
+
+/// TensorBoard event files through tensorboard-rs.
+pub struct TensorBoard(tensorboard_rs::summary_writer::SummaryWriter);
+
+impl Metrics for TensorBoard {
+    fn scalar(&mut self, tag: &str, value: f64, step: u64) {
+        if value.is_finite() {
+            self.0.add_scalar(tag, value as f32, step as usize);
+        }
+    }
+    fn flush(&mut self) {
+        self.0.flush();
+    }
+}
+
+/// Discards everything (workers in their own processes: the trainer owns TensorBoard).
+pub struct NoMetrics;
+
+impl Metrics for NoMetrics {
+    fn scalar(&mut self, _: &str, _: f64, _: u64) {}
+    fn flush(&mut self) {}
+}
+
+/// Shared by the threads of a process: log lines, TensorBoard and the progress bars.
+#[derive(Clone)]
+pub struct Reporter {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    log: Option<PathBuf>,
+    start: Instant,
+    bars: MultiProgress,
+    tb: Mutex<Box<dyn Metrics>>,
+}
+
+impl Reporter {
+    /// Logs to `log` (appending) and stdout; scalars go to `metrics`.
+    pub fn new(log: Option<&Path>, metrics: Box<dyn Metrics>) -> Reporter {
+        let bars = MultiProgress::new();
+        if !std::io::stderr().is_terminal() {
+            bars.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        Reporter {
+            inner: Arc::new(Inner {
+                log: log.map(Path::to_path_buf),
+                start: Instant::now(),
+                bars,
+                tb: Mutex::new(metrics),
+            }),
+        }
+    }
+
+    /// Opens TensorBoard in `dir/tb`; without a writable directory, scalars are dropped with
+    /// one warning (the writer of tensorboard-rs panics on I/O errors, so it is not created).
+    pub fn open_tensorboard(dir: &Path) -> Box<dyn Metrics> {
+        let tb = dir.join("tb");
+        let probe = tb.join(".probe");
+        let ok = std::fs::create_dir_all(&tb).is_ok()
+            && std::fs::write(&probe, b"").is_ok()
+            && std::fs::remove_file(&probe).is_ok();
+        if !ok {
+            eprintln!(
+                "warning: {} is not writable: no TensorBoard events",
+                tb.display()
+            );
+            return Box::new(NoMetrics);
+        }
+        Box::new(TensorBoard(
+            tensorboard_rs::summary_writer::SummaryWriter::new(tb),
+        ))
+    }
+
+    /// Seconds since the reporter was made.
+    pub fn elapsed(&self) -> f64 {
+        self.inner.start.elapsed().as_secs_f64()
+    }
+
+    /// A log line, stamped with the elapsed time.
+    pub fn log(&self, line: &str) {
+        let stamp = format!("[{:>8.1}s] {line}", self.elapsed());
+        if self.inner.bars.is_hidden() {
+            println!("{stamp}");
+        } else {
+            let _ = self.inner.bars.println(&stamp);
+        }
+        if let Some(path) = &self.inner.log {
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+            {
+                let _ = writeln!(f, "{stamp}");
+            }
+        }
+    }
+
+    /// A scalar for TensorBoard.
+    pub fn scalar(&self, tag: &str, value: f64, step: u64) {
+        if let Ok(mut tb) = self.inner.tb.lock() {
+            tb.scalar(tag, value, step);
+        }
+    }
+
+    /// Flushes TensorBoard.
+    pub fn flush(&self) {
+        if let Ok(mut tb) = self.inner.tb.lock() {
+            tb.flush();
+        }
+    }
+
+    /// A bar counting up to `len` (0: a counter without an end).
+    pub fn bar(&self, len: u64, what: &str) -> ProgressBar {
+        let pb = if len == 0 {
+            ProgressBar::no_length()
+        } else {
+            ProgressBar::new(len)
+        };
+        let pb = self.inner.bars.add(pb);
+        let template = if len == 0 {
+            "{msg:>12} {pos} {per_sec}"
+        } else {
+            "{msg:>12} [{bar:30}] {pos}/{len} {per_sec}"
+        };
+        pb.set_style(
+            ProgressStyle::with_template(template)
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        pb.set_message(what.to_string());
+        pb
+    }
+}
+
+/// CPU seconds used by the calling thread so far (Linux: /proc/thread-self/stat; elsewhere 0).
+pub fn thread_cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/thread-self/stat") else {
+        return 0.0;
+    };
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+        return 0.0;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    let ticks: f64 = [11, 12]
+        .iter()
+        .filter_map(|&i| f.get(i).and_then(|v| v.parse::<f64>().ok()))
+        .sum();
+    ticks / 100.0
+}

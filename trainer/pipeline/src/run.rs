@@ -1,0 +1,213 @@
+//! The run directory and its state. Everything is written by atomic renames, so a killed run
+//! resumes where it stopped:
+//!
+//! ```text
+//! config.toml   frozen run config          variant.toml, model.toml   frozen specs
+//! state.json    published generation, self-play network, totals, evaluation history
+//! models/<gen>.safetensors + .json         published networks
+//! samples/<gen>/*.zst                      games (see store)
+//! checkpoint/   trainer: weights, optimizer, counters
+//! tb/  games/  log.txt  workers/
+//! ```
+
+use crate::config::RunConfig;
+use anyhow::{bail, Context, Result};
+use model::{write_atomic, Device, ModelConfig};
+use rules::{Variant, VariantSpec};
+use selfplay::Encoder;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use arena::load_variant;
+
+/// The run's progress, written by the trainer only.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunState {
+    /// Newest published network (models/<generation>.safetensors exists).
+    pub generation: u64,
+    /// Network self-play uses (the newest one without gating).
+    pub best: u64,
+    /// Games stored when the state was written.
+    pub total_games: u64,
+    /// Samples stored when the state was written.
+    pub total_samples: u64,
+    /// Training steps done.
+    #[serde(default)]
+    pub steps: u64,
+    /// Wall seconds the run has been going, summed over resumes.
+    #[serde(default)]
+    pub seconds: f64,
+    /// Whether the run reached its generations or time budget.
+    #[serde(default)]
+    pub complete: bool,
+    /// One entry per evaluated generation.
+    #[serde(default)]
+    pub history: Vec<GenerationReport>,
+}
+
+/// What the evaluation of one generation measured.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct GenerationReport {
+    /// Generation evaluated.
+    pub generation: u64,
+    /// Run time when it was published (s).
+    #[serde(default)]
+    pub seconds: f64,
+    /// Matches, from the new network's point of view.
+    pub matches: Vec<MatchReport>,
+    /// Whether it became the self-play network.
+    pub promoted: bool,
+}
+
+/// A match summary from the evaluated network's point of view.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MatchReport {
+    /// Opponent label (`gen12`, `gen0`, an anchor's name).
+    pub opponent: String,
+    /// Wins.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Losses.
+    pub losses: u64,
+    /// Mean score.
+    pub score: f64,
+    /// Elo difference.
+    pub elo: f64,
+    /// 95% interval, low end.
+    pub elo_low: f64,
+    /// 95% interval, high end.
+    pub elo_high: f64,
+}
+
+/// An open run directory (read-only parts shared by every role).
+#[derive(Clone)]
+pub struct Run {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Frozen config.
+    pub cfg: RunConfig,
+    /// The variant.
+    pub variant: Arc<Variant>,
+    /// Its encoder.
+    pub encoder: Encoder,
+    /// Network shape.
+    pub model: ModelConfig,
+    /// Device for networks.
+    pub device: Device,
+}
+
+impl Run {
+    /// Opens `runs_root/<name>` for `config_path`: creates it, or resumes it when it exists (its
+    /// frozen config is then used). With `resume_only` a missing directory is an error.
+    pub fn open(config_path: &Path, runs_root: &Path, resume_only: bool) -> Result<Run> {
+        let text = std::fs::read_to_string(config_path)
+            .with_context(|| format!("reading {}", config_path.display()))?;
+        let cfg = RunConfig::from_toml(&text, &config_path.display().to_string())?;
+        let dir = runs_root.join(&cfg.name);
+        if dir.join("config.toml").exists() {
+            let frozen = std::fs::read_to_string(dir.join("config.toml"))
+                .with_context(|| format!("reading {}", dir.join("config.toml").display()))?;
+            if frozen != text {
+                eprintln!(
+                    "note: {} exists; resuming with its frozen config.toml (edit that file to change a resumed run)",
+                    dir.display()
+                );
+            }
+            return Run::resume(&dir);
+        }
+        if resume_only {
+            bail!("--resume: {} does not exist", dir.display());
+        }
+        let variant = load_variant(&cfg.variant)?;
+        let model = ModelConfig::load(&cfg.model)?;
+        let device = model::parse_device(&cfg.device).map_err(anyhow::Error::msg)?;
+        std::fs::create_dir_all(dir.join("models"))
+            .with_context(|| format!("creating {}", dir.join("models").display()))?;
+        let vspec = toml::to_string(&variant.spec).context("serialising the variant")?;
+        write_atomic(&dir.join("variant.toml"), vspec.as_bytes())?;
+        let mtext = toml::to_string(&model).context("serialising the model")?;
+        write_atomic(&dir.join("model.toml"), mtext.as_bytes())?;
+        let run = Run {
+            encoder: Encoder::new(variant.clone()),
+            dir,
+            cfg,
+            variant,
+            model,
+            device,
+        };
+        if !run.model_path(0).exists() {
+            crate::train::write_generation_zero(&run)?;
+        }
+        run.save_state(&RunState::default())?;
+        // The config goes last: its presence marks a complete run directory.
+        write_atomic(&run.dir.join("config.toml"), text.as_bytes())?;
+        Ok(run)
+    }
+
+    /// Opens the run in `dir` from its frozen files.
+    pub fn resume(dir: &Path) -> Result<Run> {
+        let cfg_path = dir.join("config.toml");
+        let text = std::fs::read_to_string(&cfg_path)
+            .with_context(|| format!("reading {} (is it a run directory?)", cfg_path.display()))?;
+        let cfg = RunConfig::from_toml(&text, &cfg_path.display().to_string())?;
+        let vpath = dir.join("variant.toml");
+        let vtext = std::fs::read_to_string(&vpath)
+            .with_context(|| format!("reading {}", vpath.display()))?;
+        let spec = VariantSpec::from_toml(&vtext, &vpath.display().to_string())?;
+        let variant = Arc::new(Variant::compile_named(spec, &vpath.display().to_string())?);
+        let model = ModelConfig::load(&dir.join("model.toml").display().to_string())?;
+        let device = model::parse_device(&cfg.device).map_err(anyhow::Error::msg)?;
+        Ok(Run {
+            encoder: Encoder::new(variant.clone()),
+            dir: dir.to_path_buf(),
+            cfg,
+            variant,
+            model,
+            device,
+        })
+    }
+
+    /// `models/<gen>.safetensors`.
+    pub fn model_path(&self, generation: u64) -> PathBuf {
+        self.dir
+            .join("models")
+            .join(format!("{generation:06}.safetensors"))
+    }
+
+    /// Reads state.json; a damaged one is an error naming the file.
+    pub fn load_state(&self) -> Result<RunState> {
+        let path = self.dir.join("state.json");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let s: RunState = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a valid run state", path.display()))?;
+        if s.best > s.generation || !self.model_path(s.generation).exists() {
+            bail!(
+                "{}: generation {} / best {} do not match the models in {}",
+                path.display(),
+                s.generation,
+                s.best,
+                self.dir.join("models").display()
+            );
+        }
+        Ok(s)
+    }
+
+    /// Writes state.json atomically.
+    pub fn save_state(&self, s: &RunState) -> Result<()> {
+        let bytes = serde_json::to_vec_pretty(s).context("serialising the state")?;
+        write_atomic(&self.dir.join("state.json"), &bytes)?;
+        Ok(())
+    }
+
+    /// A network of the run as a search evaluator.
+    pub fn evaluator(&self, generation: u64) -> Result<model::NetEvaluator> {
+        let path = self.model_path(generation);
+        let (vs, net, meta) = model::load_model(&path, self.device)?;
+        model::check_encoding(&meta, &self.encoder.spec(), &path)?;
+        Ok(model::NetEvaluator::new(vs, net))
+    }
+}

@@ -1,0 +1,293 @@
+//! The sample store: `samples/<gen>/` holds one shard per finished game, named so that
+//! counting needs only a directory listing and no two workers ever write the same name:
+//!
+//! ```text
+//! samples/000012/<worker id, 16 hex>-<sequence, 8 digits>-<games>g<samples>s.zst
+//! ```
+//!
+//! `<gen>` is the network generation a game started with. Shards are written under a
+//! temporary name (`.tmp…`) and renamed; temporary files left by a killed writer are ignored by
+//! readers and removed by [`clean_temporaries`].
+
+use anyhow::{Context, Result};
+use selfplay::{read_shard, write_shard, GameRecord, ShardHeader};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// A shard as its name describes it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ShardName {
+    /// Generation directory.
+    pub generation: u64,
+    /// Writer's id.
+    pub worker: u64,
+    /// Writer's sequence number.
+    pub seq: u64,
+    /// Games in the shard.
+    pub games: u64,
+    /// Training samples in the shard.
+    pub samples: u64,
+}
+
+impl ShardName {
+    /// The file name.
+    pub fn file_name(&self) -> String {
+        format!(
+            "{:016x}-{:08}-{}g{}s.zst",
+            self.worker, self.seq, self.games, self.samples
+        )
+    }
+
+    /// Parses a file name of generation `generation` (None: not a shard name).
+    pub fn parse(generation: u64, name: &str) -> Option<ShardName> {
+        let stem = name.strip_suffix(".zst")?;
+        let mut it = stem.splitn(3, '-');
+        let (w, s, counts) = (it.next()?, it.next()?, it.next()?);
+        if w.len() != 16 {
+            return None;
+        }
+        let worker = u64::from_str_radix(w, 16).ok()?;
+        let seq = s.parse().ok()?;
+        let (g, rest) = counts.split_once('g')?;
+        let samples = rest.strip_suffix('s')?.parse().ok()?;
+        Some(ShardName {
+            generation,
+            worker,
+            seq,
+            games: g.parse().ok()?,
+            samples,
+        })
+    }
+
+    /// Path in the run directory `dir`.
+    pub fn path(&self, dir: &Path) -> PathBuf {
+        generation_dir(dir, self.generation).join(self.file_name())
+    }
+}
+
+/// `samples/<gen>` of a run directory.
+pub fn generation_dir(dir: &Path, generation: u64) -> PathBuf {
+    dir.join("samples").join(format!("{generation:06}"))
+}
+
+/// Every shard of the run, sorted by generation, worker and sequence. Files that are not shard
+/// names (temporaries, strays) are left out; unreadable directories are errors.
+pub fn list(dir: &Path) -> Result<Vec<ShardName>> {
+    let root = dir.join("samples");
+    let mut out = Vec::new();
+    let entries = match std::fs::read_dir(&root) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(e).with_context(|| format!("listing {}", root.display())),
+    };
+    for e in entries {
+        let e = e.with_context(|| format!("listing {}", root.display()))?;
+        let Some(generation) = e.file_name().to_str().and_then(|n| n.parse::<u64>().ok()) else {
+            continue;
+        };
+        out.extend(list_generation(dir, generation)?);
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The shards of one generation.
+pub fn list_generation(dir: &Path, generation: u64) -> Result<Vec<ShardName>> {
+    let gdir = generation_dir(dir, generation);
+    let entries = match std::fs::read_dir(&gdir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("listing {}", gdir.display())),
+    };
+    let mut out = Vec::new();
+    for e in entries {
+        let e = e.with_context(|| format!("listing {}", gdir.display()))?;
+        if let Some(s) = e
+            .file_name()
+            .to_str()
+            .and_then(|n| ShardName::parse(generation, n))
+        {
+            out.push(s);
+        }
+    }
+    Ok(out)
+}
+
+/// Games stored for `generation`, from the listing.
+pub fn games_in(dir: &Path, generation: u64) -> Result<u64> {
+    Ok(list_generation(dir, generation)?
+        .iter()
+        .map(|s| s.games)
+        .sum())
+}
+
+/// Removes temporary files older than `min_age` under `samples/` (left by killed writers).
+pub fn clean_temporaries(dir: &Path, min_age: std::time::Duration) -> usize {
+    let mut removed = 0;
+    let Ok(gens) = std::fs::read_dir(dir.join("samples")) else {
+        return 0;
+    };
+    for g in gens.flatten() {
+        let Ok(files) = std::fs::read_dir(g.path()) else {
+            continue;
+        };
+        for f in files.flatten() {
+            let old = f
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age >= min_age);
+            if f.file_name().to_string_lossy().starts_with(".tmp")
+                && old
+                && std::fs::remove_file(f.path()).is_ok()
+            {
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
+/// Writes the shards of one worker: unique names from its id and a sequence.
+pub struct ShardWriter {
+    dir: PathBuf,
+    worker: u64,
+    seq: u64,
+    variant: String,
+    policy_len: usize,
+}
+
+impl ShardWriter {
+    /// A writer for worker `worker` of the run in `dir`.
+    pub fn new(dir: &Path, worker: u64, variant: &str, policy_len: usize) -> ShardWriter {
+        ShardWriter {
+            dir: dir.to_path_buf(),
+            worker,
+            seq: 0,
+            variant: variant.to_string(),
+            policy_len,
+        }
+    }
+
+    /// Stores one finished game played by network `generation`; returns its shard.
+    pub fn write(&mut self, generation: u64, game: &GameRecord) -> Result<ShardName> {
+        let name = ShardName {
+            generation,
+            worker: self.worker,
+            seq: self.seq,
+            games: 1,
+            samples: game.num_samples() as u64,
+        };
+        self.seq += 1;
+        let header = ShardHeader {
+            version: selfplay::samples::SHARD_VERSION,
+            variant: self.variant.clone(),
+            policy_len: self.policy_len,
+            generation,
+        };
+        let path = name.path(&self.dir);
+        write_shard(&path, &header, std::slice::from_ref(game))
+            .with_context(|| format!("storing a game in {}", path.display()))?;
+        Ok(name)
+    }
+}
+
+/// Reads a shard and checks it against the run: the variant, the policy length and the
+/// generation of its name. Errors name the file and the reason.
+pub fn read_checked(
+    dir: &Path,
+    name: &ShardName,
+    variant: &str,
+    policy_len: usize,
+) -> Result<Vec<GameRecord>> {
+    let path = name.path(dir);
+    let (h, games) = read_shard(&path)?;
+    let bad = |why: String| anyhow::anyhow!("{}: {why}", path.display());
+    if h.variant != variant {
+        return Err(bad(format!(
+            "games of variant {:?}, this run plays {variant:?}",
+            h.variant
+        )));
+    }
+    if h.policy_len != policy_len {
+        return Err(bad(format!(
+            "policy length {}, this run's encoding has {policy_len}",
+            h.policy_len
+        )));
+    }
+    if games.len() as u64 != name.games {
+        return Err(bad(format!(
+            "{} games, its name says {}",
+            games.len(),
+            name.games
+        )));
+    }
+    for g in &games {
+        if !(-1..=1).contains(&g.result) {
+            return Err(bad(format!(
+                "game result {} (expected -1, 0 or 1)",
+                g.result
+            )));
+        }
+        for t in g.targets.iter().flatten() {
+            if !(-1.0..=1.0).contains(&t.value) {
+                return Err(bad(format!("root value {} outside [-1, 1]", t.value)));
+            }
+            if t.policy
+                .iter()
+                .any(|&(i, p)| i as usize >= policy_len || !(0.0..=1.0).contains(&p))
+            {
+                return Err(bad("a policy target outside the policy or [0, 1]".into()));
+            }
+        }
+    }
+    Ok(games)
+}
+
+/// Shards already taken in by a reader, so a poll reads only the new ones.
+#[derive(Default)]
+pub struct Seen(HashSet<(u64, u64, u64)>);
+
+impl Seen {
+    /// Marks a shard; `true` when it is new.
+    pub fn insert(&mut self, s: &ShardName) -> bool {
+        self.0.insert((s.generation, s.worker, s.seq))
+    }
+
+    /// Shards seen.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether none was seen.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_strays_are_ignored() {
+        let s = ShardName {
+            generation: 3,
+            worker: 0xdead_beef_0123_4567,
+            seq: 42,
+            games: 1,
+            samples: 17,
+        };
+        assert_eq!(ShardName::parse(3, &s.file_name()), Some(s));
+        for bad in [
+            ".tmp123-x.zst",
+            "000001-00-000001.zst",
+            "deadbeef-00000001-1g2s.zst",
+            "deadbeef01234567-x-1g2s.zst",
+            "deadbeef01234567-00000001-1g2.zst",
+        ] {
+            assert_eq!(ShardName::parse(0, bad), None, "{bad}");
+        }
+    }
+}

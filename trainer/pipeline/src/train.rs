@@ -1,0 +1,417 @@
+//! The trainer: takes in new shards as workers write them, trains on the replay window no
+//! faster than `sample_reuse` allows, and publishes a network every `steps_per_generation`
+//! steps (model file, checkpoint, then state.json: a worker that sees the new state always
+//! finds its network). Bad shards are skipped and counted, never trained on.
+
+use crate::metrics::Reporter;
+use crate::run::Run;
+use crate::store::{self, Seen, ShardName};
+use crate::worker::WorkerStats;
+use crate::Shared;
+use anyhow::{Context, Result};
+use indicatif::ProgressBar;
+use model::{
+    has_checkpoint, init_from_model, load_checkpoint, save_checkpoint, save_model, shape_of, Batch,
+    ModelMeta, Trainer,
+};
+use selfplay::{PlayStats, ReplayWindow};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How often the trainer lists the sample directories.
+const INGEST_EVERY: Duration = Duration::from_millis(1000);
+
+fn meta(run: &Run, t: &Trainer, generation: u64) -> ModelMeta {
+    let mut m = ModelMeta::new(
+        &run.model,
+        shape_of(&run.encoder),
+        run.encoder.spec(),
+        run.variant.spec.clone(),
+    );
+    m.step = t.step;
+    m.generation = Some(generation);
+    m
+}
+
+fn new_trainer(run: &Run) -> Trainer {
+    Trainer::new(
+        &run.model,
+        shape_of(&run.encoder),
+        run.cfg.training.clone(),
+        run.device,
+        run.cfg.seed,
+    )
+}
+
+/// Writes the randomly initialised generation 0 of a new run.
+pub fn write_generation_zero(run: &Run) -> Result<()> {
+    let t = new_trainer(run);
+    save_model(&t.vs, &meta(run, &t, 0), &run.model_path(0))?;
+    Ok(())
+}
+
+/// The trainer's state between steps.
+pub struct TrainLoop<'a> {
+    run: &'a Run,
+    shared: &'a Shared,
+    reporter: &'a Reporter,
+    workers: Option<&'a Arc<WorkerStats>>,
+    t: Trainer,
+    window: ReplayWindow,
+    seen: Seen,
+    games: u64,
+    samples: u64,
+    bad_shards: u64,
+    last_publish_step: u64,
+    last_ingest: Instant,
+    sum: [f64; 3],
+    n: u64,
+    last_selfplay: (PlayStats, Instant),
+    started: Instant,
+    seconds_before: f64,
+}
+
+impl<'a> TrainLoop<'a> {
+    /// Loads the trainer (checkpoint, else generation 0) and the replay window.
+    pub fn new(
+        run: &'a Run,
+        shared: &'a Shared,
+        reporter: &'a Reporter,
+        workers: Option<&'a Arc<WorkerStats>>,
+    ) -> Result<TrainLoop<'a>> {
+        let ckpt = run.dir.join("checkpoint");
+        let (t, published) = if has_checkpoint(&ckpt) {
+            let (t, st) = load_checkpoint(&ckpt, run.device, Some(run.cfg.training.clone()))
+                .with_context(|| format!("resuming the trainer from {}", ckpt.display()))?;
+            let gen = st.extra.get("generation").and_then(|v| v.as_u64());
+            let at = st.extra.get("publish_step").and_then(|v| v.as_u64());
+            (t, gen.zip(at))
+        } else {
+            let mut t = new_trainer(run);
+            init_from_model(&mut t, &run.model_path(0))?;
+            (t, None)
+        };
+        let mut last_publish_step = 0;
+        // A publication the state did not record (killed in between): record it now.
+        if let Some((gen, at)) = published {
+            last_publish_step = at;
+            shared.update(|s| {
+                if gen > s.generation && run.model_path(gen).exists() {
+                    s.generation = gen;
+                    if !run.cfg.evaluation.gating {
+                        s.best = gen;
+                    }
+                }
+            })?;
+        }
+        let seconds_before = shared.get().seconds;
+        let mut me = TrainLoop {
+            run,
+            shared,
+            reporter,
+            workers,
+            window: ReplayWindow::new(run.encoder.clone()),
+            t,
+            seen: Seen::default(),
+            games: 0,
+            samples: 0,
+            bad_shards: 0,
+            last_publish_step,
+            last_ingest: Instant::now(),
+            sum: [0.0; 3],
+            n: 0,
+            last_selfplay: (PlayStats::default(), Instant::now()),
+            started: Instant::now(),
+            seconds_before,
+        };
+        me.load_window()?;
+        Ok(me)
+    }
+
+    /// Training steps done.
+    pub fn steps(&self) -> u64 {
+        self.t.step
+    }
+
+    /// Run seconds, summed over resumes.
+    pub fn seconds(&self) -> f64 {
+        self.seconds_before + self.started.elapsed().as_secs_f64()
+    }
+
+    fn skip_bad(&mut self, e: anyhow::Error) {
+        self.bad_shards += 1;
+        self.reporter.log(&format!("skipping a bad shard: {e:#}"));
+        self.reporter
+            .scalar("data/bad_shards", self.bad_shards as f64, self.t.step);
+    }
+
+    /// Adds a shard's games to the window; a bad shard is skipped and counted.
+    fn take(&mut self, name: &ShardName) {
+        let read = store::read_checked(
+            &self.run.dir,
+            name,
+            &self.run.variant.name,
+            self.run.encoder.policy_len(),
+        );
+        match read {
+            Ok(games) => {
+                for g in &games {
+                    if let Err(e) = self.window.add_game(g) {
+                        let path = name.path(&self.run.dir);
+                        return self.skip_bad(anyhow::anyhow!("{}: {e}", path.display()));
+                    }
+                }
+                self.games += name.games;
+                self.samples += name.samples;
+            }
+            Err(e) => self.skip_bad(e),
+        }
+    }
+
+    /// Startup: totals from the listing, the window from the newest shards.
+    fn load_window(&mut self) -> Result<()> {
+        let all = store::list(&self.run.dir)?;
+        let total: u64 = all.iter().map(|s| s.samples).sum();
+        let want = self.run.cfg.replay.window(total);
+        let mut newest = Vec::new();
+        let mut held = 0u64;
+        for s in all.iter().rev() {
+            if (held as usize) < want {
+                held += s.samples;
+                newest.push(s.clone());
+            }
+        }
+        for s in newest.iter().rev() {
+            self.take(s);
+        }
+        for s in &all {
+            if self.seen.insert(s) && !newest.contains(s) {
+                self.games += s.games;
+                self.samples += s.samples;
+            }
+        }
+        self.window.trim(want);
+        Ok(())
+    }
+
+    /// Reads the shards written since the last call.
+    pub fn ingest(&mut self) -> Result<()> {
+        self.last_ingest = Instant::now();
+        let fresh: Vec<ShardName> = store::list(&self.run.dir)?
+            .into_iter()
+            .filter(|s| self.seen.insert(s))
+            .collect();
+        for s in &fresh {
+            self.take(s);
+        }
+        self.window.trim(self.run.cfg.replay.window(self.samples));
+        Ok(())
+    }
+
+    /// Steps the reuse ratio allows now (unbounded once a capped generation is full).
+    fn allowed_steps(&self, best: u64) -> Result<u64> {
+        let cfg = &self.run.cfg;
+        let by_ratio =
+            (cfg.sample_reuse * self.samples as f64 / cfg.training.batch_size as f64) as u64;
+        let cap = cfg.games_per_generation as u64;
+        if cap > 0 && store::games_in(&self.run.dir, best)? >= cap {
+            return Ok(self.last_publish_step + cfg.steps_per_generation);
+        }
+        Ok(by_ratio)
+    }
+
+    /// Whether a step may be taken now.
+    fn ready(&self, best: u64) -> Result<bool> {
+        let need = self
+            .run
+            .cfg
+            .min_samples
+            .min(self.run.cfg.replay.window(self.samples));
+        Ok(self.window.len() >= need.max(1) && self.t.step < self.allowed_steps(best)?)
+    }
+
+    fn step(&mut self, bar: Option<&ProgressBar>) -> Result<()> {
+        let shape = shape_of(&self.run.encoder);
+        let bs = self.run.cfg.training.batch_size;
+        let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
+        let mut rng = self.t.rng;
+        self.window
+            .sample_batch(bs, |k| rng.below(k), &mut x, &mut p, &mut z);
+        self.t.rng = rng;
+        let b = Batch::from_slices(shape, &x, &p, &z, self.run.device)?;
+        let s = self.t.train_step(&b);
+        if let Some(bar) = bar {
+            bar.inc(1);
+        }
+        if !s.skipped {
+            self.sum[0] += s.loss;
+            self.sum[1] += s.policy_loss;
+            self.sum[2] += s.value_loss;
+            self.n += 1;
+            let r = self.reporter;
+            r.scalar("train/loss", s.loss, self.t.step);
+            r.scalar("train/policy_loss", s.policy_loss, self.t.step);
+            r.scalar("train/value_loss", s.value_loss, self.t.step);
+            r.scalar("train/grad_norm", s.grad_norm, self.t.step);
+            r.scalar("train/lr", s.lr, self.t.step);
+        }
+        Ok(())
+    }
+
+    /// Publishes the current weights as the next generation.
+    pub fn publish(&mut self) -> Result<u64> {
+        let gen = self.shared.get().generation + 1;
+        let run = self.run;
+        save_model(&self.t.vs, &meta(run, &self.t, gen), &run.model_path(gen))?;
+        save_checkpoint(
+            &run.dir.join("checkpoint"),
+            &self.t,
+            &meta(run, &self.t, gen),
+            serde_json::json!({"generation": gen, "publish_step": self.t.step}),
+        )?;
+        let steps = self.t.step - self.last_publish_step;
+        self.last_publish_step = self.t.step;
+        let (games, samples, seconds, step) =
+            (self.games, self.samples, self.seconds(), self.t.step);
+        self.shared.update(|s| {
+            s.generation = gen;
+            if !run.cfg.evaluation.gating {
+                s.best = gen;
+            }
+            s.total_games = games;
+            s.total_samples = samples;
+            s.steps = step;
+            s.seconds = seconds;
+        })?;
+        self.report(gen, steps)?;
+        Ok(gen)
+    }
+
+    fn report(&mut self, gen: u64, steps: u64) -> Result<()> {
+        let r = self.reporter;
+        let n = self.n.max(1) as f64;
+        let (loss, pl, vl) = (self.sum[0] / n, self.sum[1] / n, self.sum[2] / n);
+        self.sum = [0.0; 3];
+        self.n = 0;
+        let (entropy, acc) = if self.window.is_empty() {
+            (f64::NAN, f64::NAN)
+        } else {
+            let bs = self.run.cfg.training.batch_size;
+            let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
+            let mut rng = model::SplitMix(gen ^ 0x5EED);
+            self.window
+                .sample_batch(bs, |k| rng.below(k), &mut x, &mut p, &mut z);
+            let b = Batch::from_slices(shape_of(&self.run.encoder), &x, &p, &z, self.run.device)?;
+            self.t.diagnostics(&b)
+        };
+        r.scalar("train/policy_entropy", entropy, gen);
+        r.scalar("train/value_accuracy", acc, gen);
+        r.scalar("data/games", self.games as f64, gen);
+        r.scalar("data/samples", self.samples as f64, gen);
+        r.scalar("data/window", self.window.len() as f64, gen);
+        let mut line = format!(
+            "gen {gen} published at {:.0}s: {steps} steps (total {}), window {} of {} samples, {} games; loss {loss:.3} (policy {pl:.3}, value {vl:.3}), entropy {entropy:.2}, value accuracy {:.0}%",
+            self.seconds(),
+            self.t.step,
+            self.window.len(),
+            self.samples,
+            self.games,
+            acc * 100.0
+        );
+        if let Some(w) = self.workers {
+            let now = w.merged();
+            let (prev, at) =
+                std::mem::replace(&mut self.last_selfplay, (now.clone(), Instant::now()));
+            let d = |a: u64, b: u64| a.saturating_sub(b);
+            let games = d(now.games, prev.games);
+            let secs = at.elapsed().as_secs_f64().max(1e-9);
+            let evals = d(now.evals, prev.evals) as f64 / secs;
+            let g = games.max(1) as f64;
+            line.push_str(&format!(
+                "; self-play {games} games, {:.1} plies/game, sente/gote/draw {}/{}/{}, resigned {}, {:.0} evals/s, {:.0} moves/s",
+                d(now.plies, prev.plies) as f64 / g,
+                d(now.sente_wins, prev.sente_wins),
+                d(now.gote_wins, prev.gote_wins),
+                d(now.draws, prev.draws),
+                d(now.resigned, prev.resigned),
+                evals,
+                d(now.plies, prev.plies) as f64 / secs,
+            ));
+            r.scalar(
+                "selfplay/game_length",
+                d(now.plies, prev.plies) as f64 / g,
+                gen,
+            );
+            r.scalar(
+                "selfplay/draw_rate",
+                d(now.draws, prev.draws) as f64 / g,
+                gen,
+            );
+            r.scalar(
+                "selfplay/resign_rate",
+                d(now.resigned, prev.resigned) as f64 / g,
+                gen,
+            );
+            r.scalar("speed/evals_per_s", evals, gen);
+            if now.no_resign_games > prev.no_resign_games {
+                r.scalar(
+                    "selfplay/false_resign_rate",
+                    d(now.false_resigns, prev.false_resigns) as f64
+                        / d(now.no_resign_games, prev.no_resign_games) as f64,
+                    gen,
+                );
+            }
+        }
+        r.log(&line);
+        r.flush();
+        Ok(())
+    }
+
+    /// Trains until the run is complete or `shared.stop` is set; then publishes what was
+    /// trained since the last publication and marks the state.
+    pub fn run(&mut self, bar: Option<&ProgressBar>) -> Result<()> {
+        let cfg = &self.run.cfg;
+        loop {
+            let state = self.shared.get();
+            let budget_over = cfg.budget_seconds().is_some_and(|b| self.seconds() >= b);
+            if state.complete || state.generation >= cfg.generations || budget_over {
+                break;
+            }
+            if self.shared.stop.load(Ordering::SeqCst) {
+                // Stopped from outside (a signal): keep what was trained, the run resumes.
+                if self.t.step > self.last_publish_step {
+                    self.publish()?;
+                }
+                return Ok(());
+            }
+            if self.last_ingest.elapsed() >= INGEST_EVERY {
+                self.ingest()?;
+            }
+            if self.ready(state.best)? {
+                self.step(bar)?;
+                if self.t.step - self.last_publish_step >= cfg.steps_per_generation {
+                    self.publish()?;
+                    if let Some(b) = bar {
+                        b.set_position(0);
+                    }
+                }
+            } else {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        if self.t.step > self.last_publish_step && self.shared.get().generation < cfg.generations {
+            self.publish()?;
+        }
+        let (games, samples, seconds, step) =
+            (self.games, self.samples, self.seconds(), self.t.step);
+        self.shared.update(|s| {
+            s.complete = true;
+            s.total_games = games;
+            s.total_samples = samples;
+            s.steps = step;
+            s.seconds = seconds;
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,292 @@
+//! The self-play worker: threads that play games continuously with the newest published
+//! network, switching between moves, and store each finished game as its own shard. Any number
+//! of workers (threads of `trainer run`, or `trainer selfplay` processes on any machine sharing
+//! the run directory) feed one run: each thread has a random 64-bit id that names its shards
+//! and seeds its games.
+
+use crate::metrics::{thread_cpu_seconds, Reporter};
+use crate::run::Run;
+use crate::store::{self, ShardWriter};
+use anyhow::Result;
+use indicatif::ProgressBar;
+use search::Evaluator;
+use selfplay::{run_games, Control, GameRecord, Mode, PlayStats};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How often a worker looks for a new network (and, in capped runs, recounts the games).
+const POLL: Duration = Duration::from_millis(500);
+
+/// Figures of a worker's threads, read by the trainer's log and the busy report.
+#[derive(Default)]
+pub struct WorkerStats {
+    /// Per thread: the running statistics of its games.
+    pub threads: Mutex<Vec<PlayStats>>,
+    /// Moves played (all threads).
+    pub moves: AtomicU64,
+    /// Games stored (all threads).
+    pub games: AtomicU64,
+    /// Samples stored (all threads).
+    pub samples: AtomicU64,
+    /// CPU seconds of finished threads.
+    pub cpu_seconds: Mutex<f64>,
+    /// Seconds threads spent waiting (capped runs, or no network yet).
+    pub idle_seconds: Mutex<f64>,
+}
+
+impl WorkerStats {
+    /// The statistics of all threads merged.
+    pub fn merged(&self) -> PlayStats {
+        let mut all = PlayStats::default();
+        if let Ok(t) = self.threads.lock() {
+            for s in t.iter() {
+                all.merge(s);
+            }
+        }
+        all
+    }
+}
+
+/// Runs `threads` self-play threads until `stop` is set or the run is complete; the games in
+/// flight are then dropped. Errors (a failing disk, a model that cannot be loaded) stop every
+/// thread and are returned.
+pub fn run_workers(
+    run: &Run,
+    threads: usize,
+    stop: &Arc<AtomicBool>,
+    reporter: &Reporter,
+    stats: &Arc<WorkerStats>,
+    moves_bar: Option<&ProgressBar>,
+) -> Result<()> {
+    let errors = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for t in 0..threads.max(1) {
+            let errors = &errors;
+            scope.spawn(move || {
+                let r = play_thread(run, t, stop, reporter, stats, moves_bar);
+                if let Err(e) = r {
+                    reporter.log(&format!("self-play thread {t} stopped: {e:#}"));
+                    // One failing thread stops the worker: its disk or network is the same.
+                    stop.store(true, Ordering::SeqCst);
+                    errors.lock().expect("errors").push(e);
+                }
+            });
+        }
+    });
+    match errors.into_inner().expect("errors").into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct Thread<'a> {
+    run: &'a Run,
+    writer: ShardWriter,
+    stop: &'a AtomicBool,
+    stats: &'a WorkerStats,
+    slot: usize,
+    bar: Option<&'a ProgressBar>,
+    /// Generation of the network searches start with now.
+    network: Option<u64>,
+    last_poll: Instant,
+    /// Capped runs: listed games per generation, when listed, and own games since.
+    listed: HashMap<u64, (u64, Instant)>,
+    in_flight: HashMap<u64, u64>,
+    error: Option<anyhow::Error>,
+    idle: Duration,
+}
+
+impl Thread<'_> {
+    /// The network generation self-play should use, from state.json.
+    fn published(&self) -> Option<(u64, bool)> {
+        let s = self.run.load_state().ok()?;
+        Some((s.best, s.complete))
+    }
+
+    fn capped_out(&mut self, gen: u64) -> bool {
+        let cap = self.run.cfg.games_per_generation as u64;
+        if cap == 0 {
+            return false;
+        }
+        let mine = self.in_flight.get(&gen).copied().unwrap_or(0);
+        let slots = self.run.cfg.selfplay.parallel_games as u64;
+        let stale = match self.listed.get(&gen) {
+            Some(&(n, at)) => at.elapsed() > POLL || n + mine + slots >= cap,
+            None => true,
+        };
+        if stale {
+            match store::games_in(&self.run.dir, gen) {
+                Ok(n) => {
+                    self.listed.insert(gen, (n, Instant::now()));
+                }
+                Err(e) => {
+                    self.error = Some(e);
+                    return true;
+                }
+            }
+        }
+        let listed = self.listed.get(&gen).map_or(0, |x| x.0);
+        listed + mine >= cap
+    }
+}
+
+impl<'e> Control<'e> for Thread<'_> {
+    fn start_game(&mut self) -> Option<u64> {
+        if self.stop.load(Ordering::Relaxed) || self.error.is_some() {
+            return None;
+        }
+        let gen = self.network?;
+        if self.capped_out(gen) {
+            return None;
+        }
+        *self.in_flight.entry(gen).or_default() += 1;
+        Some(gen)
+    }
+
+    fn new_network(&mut self) -> Option<Box<dyn Evaluator + 'e>> {
+        if self.last_poll.elapsed() < POLL {
+            return None;
+        }
+        self.last_poll = Instant::now();
+        let (best, complete) = self.published()?;
+        if complete {
+            self.stop.store(true, Ordering::SeqCst);
+            return None;
+        }
+        if self.network == Some(best) {
+            return None;
+        }
+        match self.run.evaluator(best) {
+            Ok(ev) => {
+                self.network = Some(best);
+                Some(Box::new(ev))
+            }
+            // Retried at the next poll: a network being copied onto a shared disk, say.
+            Err(_) => None,
+        }
+    }
+
+    fn game_over(&mut self, _: usize, gen: u64, game: GameRecord, stats: &PlayStats) -> bool {
+        if let Some(n) = self.in_flight.get_mut(&gen) {
+            *n = n.saturating_sub(1);
+        }
+        match self.writer.write(gen, &game) {
+            Ok(name) => {
+                if let Some(l) = self.listed.get_mut(&gen) {
+                    l.0 += 1;
+                }
+                self.stats.games.fetch_add(1, Ordering::Relaxed);
+                self.stats
+                    .samples
+                    .fetch_add(name.samples, Ordering::Relaxed);
+                if let Ok(mut t) = self.stats.threads.lock() {
+                    t[self.slot] = stats.clone();
+                }
+                true
+            }
+            Err(e) => {
+                self.error = Some(e);
+                false
+            }
+        }
+    }
+
+    fn moved(&mut self) {
+        self.stats.moves.fetch_add(1, Ordering::Relaxed);
+        if let Some(b) = self.bar {
+            b.inc(1);
+        }
+    }
+
+    fn idle(&mut self) -> bool {
+        if self.stop.load(Ordering::Relaxed) || self.error.is_some() {
+            return false;
+        }
+        let t = Instant::now();
+        std::thread::sleep(Duration::from_millis(100));
+        self.idle += t.elapsed();
+        true
+    }
+
+    fn stop(&mut self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.error.is_some()
+    }
+}
+
+fn play_thread(
+    run: &Run,
+    slot: usize,
+    stop: &AtomicBool,
+    reporter: &Reporter,
+    stats: &WorkerStats,
+    bar: Option<&ProgressBar>,
+) -> Result<()> {
+    let worker: u64 = rand::random();
+    if let Ok(mut t) = stats.threads.lock() {
+        if t.len() <= slot {
+            t.resize(slot + 1, PlayStats::default());
+        }
+    }
+    let cpu0 = thread_cpu_seconds();
+    let mut th = Thread {
+        run,
+        writer: ShardWriter::new(
+            &run.dir,
+            worker,
+            &run.variant.name,
+            run.encoder.policy_len(),
+        ),
+        stop,
+        stats,
+        slot,
+        bar,
+        network: None,
+        last_poll: Instant::now() - POLL,
+        listed: HashMap::new(),
+        in_flight: HashMap::new(),
+        error: None,
+        idle: Duration::ZERO,
+    };
+    // The first network: wait for one that loads (a new run publishes generation 0 first).
+    let first = loop {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        match th.published() {
+            Some((_, true)) => return Ok(()),
+            Some((best, false)) => match run.evaluator(best) {
+                Ok(ev) => break (best, ev),
+                Err(e) => {
+                    reporter.log(&format!("self-play: waiting for network {best}: {e:#}"));
+                }
+            },
+            None => {}
+        }
+        std::thread::sleep(POLL);
+    };
+    th.network = Some(first.0);
+    th.last_poll = Instant::now();
+    reporter.log(&format!(
+        "self-play thread {worker:016x} starts with network {}",
+        first.0
+    ));
+    let evals: Vec<Box<dyn Evaluator>> = vec![Box::new(first.1)];
+    let r = run_games(
+        &run.encoder,
+        evals,
+        std::slice::from_ref(&run.cfg.search),
+        &run.cfg.selfplay,
+        Mode::SelfPlay,
+        worker ^ run.cfg.seed.rotate_left(17),
+        &mut th,
+    );
+    *stats.cpu_seconds.lock().expect("cpu") += thread_cpu_seconds() - cpu0;
+    *stats.idle_seconds.lock().expect("idle") += th.idle.as_secs_f64();
+    if let Some(e) = th.error {
+        return Err(e);
+    }
+    r.map_err(|e| anyhow::anyhow!("self-play: {e}"))?;
+    Ok(())
+}
