@@ -91,7 +91,17 @@ impl ModelMeta {
 /// Writes `bytes` to `path` atomically (temporary file in the same directory, then rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = tmp_name(path);
-    std::fs::write(&tmp, bytes).map_err(io_err(&tmp))?;
+    let written = (|| {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        // On disk before the rename makes it visible: a crash leaves the old file or the new.
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io_err(&tmp)(e));
+    }
     std::fs::rename(&tmp, path).map_err(io_err(path))
 }
 

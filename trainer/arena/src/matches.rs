@@ -283,7 +283,7 @@ pub fn play_match(
         let mut streak: (Score, u32) = (Score::Draw, 0);
         for h in 0..max_hands {
             let opening = &openings[(played / 2) as usize % openings.len()];
-            let a_color = if (m + h as u64) % 2 == 0 {
+            let a_color = if (m + h as u64).is_multiple_of(2) {
                 Color::Sente
             } else {
                 Color::Gote

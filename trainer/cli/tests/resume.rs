@@ -1,5 +1,6 @@
 //! `kill -9` during self-play and during training, then resume: no corrupt file, no lost
-//! finished game, and training continues from its checkpoint.
+//! finished game, and training continues from its checkpoint. The run is capped at 24 games
+//! per network (a synchronous run), so the counts are known up to the games in flight.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -14,6 +15,7 @@ device = "cpu"
 generations = 2
 games_per_generation = 24
 steps_per_generation = 160
+min_samples = 50
 
 [selfplay]
 parallel_games = 4
@@ -32,7 +34,6 @@ max_window = 5000
 [evaluation]
 games = 4
 simulations = 4
-parallel_games = 4
 "#;
 
 fn start(dir: &Path, config: &Path) -> Child {
@@ -98,7 +99,7 @@ fn kill_during_selfplay_and_training_then_resume() {
     kill9(&mut child);
     let before = games_in(&samples0);
     assert!(
-        (3..24).contains(&before),
+        (3..=24 + 4).contains(&before),
         "{before} games at the first kill"
     );
 
@@ -109,8 +110,11 @@ fn kill_during_selfplay_and_training_then_resume() {
         latest.exists()
     });
     kill9(&mut child);
-    // All 24 games of generation 0 are there, the earlier ones included, none duplicated.
-    assert_eq!(games_in(&samples0), 24);
+    // Generation 0's games are all there (24 plus at most the 4 in flight), the earlier
+    // ones included.
+    let gen0 = games_in(&samples0);
+    assert!((24..=28).contains(&gen0), "{gen0} games in generation 0");
+    assert!(gen0 >= before);
     let stem = std::fs::read_to_string(&latest).unwrap();
     let step: u64 = stem.trim().trim_start_matches("step-").parse().unwrap();
     assert!(step > 0 && step < 160, "killed at checkpoint step {step}");
@@ -134,8 +138,10 @@ fn kill_during_selfplay_and_training_then_resume() {
     let state: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap();
     assert_eq!(state["generation"], 2);
-    assert_eq!(state["total_games"], 48);
-    assert_eq!(games_in(&run.join("samples/000001")), 24);
+    let gen1 = games_in(&run.join("samples/000001"));
+    assert!((24..=28).contains(&gen1), "{gen1} games in generation 1");
+    let total = state["total_games"].as_u64().unwrap() as usize;
+    assert!(total >= gen0 + gen1, "{total} games counted");
     // Training continued from the checkpoint: exactly 160 steps per generation in total.
     for (gen, steps) in [(1, 160), (2, 320)] {
         let meta: serde_json::Value = serde_json::from_str(

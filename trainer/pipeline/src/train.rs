@@ -259,19 +259,25 @@ impl<'a> TrainLoop<'a> {
         Ok(())
     }
 
+    /// Saves the trainer mid-generation (a resume continues its steps).
+    fn checkpoint(&self, generation: u64) -> Result<()> {
+        save_checkpoint(
+            &self.run.dir.join("checkpoint"),
+            &self.t,
+            &meta(self.run, &self.t, generation),
+            serde_json::json!({"generation": generation, "publish_step": self.last_publish_step}),
+        )?;
+        Ok(())
+    }
+
     /// Publishes the current weights as the next generation.
     pub fn publish(&mut self) -> Result<u64> {
         let gen = self.shared.get().generation + 1;
         let run = self.run;
         save_model(&self.t.vs, &meta(run, &self.t, gen), &run.model_path(gen))?;
-        save_checkpoint(
-            &run.dir.join("checkpoint"),
-            &self.t,
-            &meta(run, &self.t, gen),
-            serde_json::json!({"generation": gen, "publish_step": self.t.step}),
-        )?;
         let steps = self.t.step - self.last_publish_step;
         self.last_publish_step = self.t.step;
+        self.checkpoint(gen)?;
         let (games, samples, seconds, step) =
             (self.games, self.samples, self.seconds(), self.t.step);
         self.shared.update(|s| {
@@ -390,11 +396,14 @@ impl<'a> TrainLoop<'a> {
             }
             if self.ready(state.best)? {
                 self.step(bar)?;
-                if self.t.step - self.last_publish_step >= cfg.steps_per_generation {
+                let since = self.t.step - self.last_publish_step;
+                if since >= cfg.steps_per_generation {
                     self.publish()?;
                     if let Some(b) = bar {
                         b.set_position(0);
                     }
+                } else if since % (cfg.steps_per_generation / 4).max(50) == 0 {
+                    self.checkpoint(state.generation)?;
                 }
             } else {
                 std::thread::sleep(Duration::from_millis(50));

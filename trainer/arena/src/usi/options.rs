@@ -1,0 +1,176 @@
+//! The engine's options: `usi` lists them, `setoption` sets them.
+
+use super::UsiEngine;
+use crate::variant::load_variant;
+use anyhow::{bail, Context, Result};
+use model::parse_device;
+use rules::{Position, VariantSpec};
+use search::Algorithm;
+use selfplay::Encoder;
+use std::sync::Arc;
+
+/// Default of the `Simulations` option.
+pub(super) const DEFAULT_SIMULATIONS: u32 = 200;
+/// Upper bound of the `Simulations` option.
+const MAX_SIMULATIONS_OPTION: u32 = 100_000_000;
+
+/// Engine options (`setoption`).
+#[derive(Clone, Debug)]
+pub(super) struct Options {
+    pub(super) simulations: u32,
+    pub(super) threads: u32,
+    pub(super) device: String,
+    pub(super) algorithm: Algorithm,
+}
+
+impl UsiEngine {
+    pub(super) fn cmd_usi(&self) {
+        let what = match &self.model {
+            Some((p, _)) => format!(
+                "{}, {}",
+                self.variant.name,
+                p.file_name().unwrap_or_default().to_string_lossy()
+            ),
+            None => format!("{}, no network", self.variant.name),
+        };
+        self.out.send(&format!(
+            "id name trainer {} ({what})",
+            env!("CARGO_PKG_VERSION")
+        ));
+        self.out.send("id author the shogi-variant trainer authors");
+        let variants = self.variant_names();
+        let mut line = format!(
+            "option name USI_Variant type combo default {}",
+            self.variant.name
+        );
+        for v in &variants {
+            line.push_str(&format!(" var {v}"));
+        }
+        self.out.send(&line);
+        self.out.send(&format!(
+            "option name Simulations type spin default {} min 1 max {MAX_SIMULATIONS_OPTION}",
+            self.opts.simulations
+        ));
+        self.out.send(&format!(
+            "option name Threads type spin default {} min 1 max 256",
+            self.opts.threads
+        ));
+        self.out.send(&format!(
+            "option name Device type string default {}",
+            self.opts.device
+        ));
+        self.out.send(&format!(
+            "option name Algorithm type combo default {} var gumbel var puct",
+            algorithm_name(self.opts.algorithm)
+        ));
+        self.out
+            .send("option name USI_Hash type spin default 256 min 1 max 1048576");
+        self.out
+            .send("option name USI_Ponder type check default false");
+        self.out.send("usiok");
+    }
+
+    /// The variants `USI_Variant` offers: the model's, or the built-ins plus the current one.
+    fn variant_names(&self) -> Vec<String> {
+        if self.model.is_some() {
+            return vec![self.variant.name.clone()];
+        }
+        let mut names: Vec<String> = VariantSpec::builtin_names()
+            .into_iter()
+            .map(String::from)
+            .collect();
+        if !names.contains(&self.variant.name) {
+            names.insert(0, self.variant.name.clone());
+        }
+        names
+    }
+
+    pub(super) fn cmd_setoption(&mut self, args: &[&str]) -> Result<()> {
+        if args.first() != Some(&"name") {
+            bail!("expected `setoption name <id> [value <x>]`");
+        }
+        let rest = &args[1..];
+        let (name, value) = match rest.iter().position(|&t| t == "value") {
+            Some(i) => (rest[..i].join(" "), Some(rest[i + 1..].join(" "))),
+            None => (rest.join(" "), None),
+        };
+        if name.is_empty() {
+            bail!("missing option name");
+        }
+        let value = value.as_deref();
+        let need = |v: Option<&str>| -> Result<String> {
+            match v {
+                Some(s) if !s.is_empty() => Ok(s.to_string()),
+                _ => bail!("option {name} needs a value"),
+            }
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "usi_variant" => {
+                let v = need(value)?;
+                if let Some((_, meta)) = &self.model {
+                    if v != meta.variant && v != self.variant.name {
+                        bail!(
+                            "USI_Variant {v}: the model plays {} only",
+                            self.variant.name
+                        );
+                    }
+                } else if v != self.variant.name {
+                    let nv = load_variant(&v).with_context(|| format!("USI_Variant {v}"))?;
+                    self.encoder = Arc::new(Encoder::new(nv.clone()));
+                    self.position = Position::start(nv.clone());
+                    self.variant = nv;
+                    self.net = None;
+                }
+            }
+            "simulations" => {
+                self.opts.simulations = parse_spin(&need(value)?, 1, MAX_SIMULATIONS_OPTION)?
+            }
+            "threads" => {
+                self.opts.threads = parse_spin(&need(value)?, 1, 256)?;
+                if self.model.is_some() {
+                    self.apply_threads();
+                }
+            }
+            "device" => {
+                let d = need(value)?.to_ascii_lowercase();
+                parse_device(&d).map_err(anyhow::Error::msg)?;
+                if d != self.opts.device {
+                    self.opts.device = d;
+                    self.net = None;
+                }
+            }
+            "algorithm" => {
+                self.opts.algorithm = match need(value)?.to_ascii_lowercase().as_str() {
+                    "gumbel" => Algorithm::Gumbel,
+                    "puct" => Algorithm::Puct,
+                    other => bail!("Algorithm {other:?}: expected gumbel or puct"),
+                }
+            }
+            "usi_hash" => {
+                parse_spin(&need(value)?, 0, u32::MAX)?;
+            }
+            "usi_ponder" => {
+                let v = need(value)?;
+                if v != "true" && v != "false" {
+                    bail!("USI_Ponder {v:?}: expected true or false");
+                }
+            }
+            _ => bail!("unknown option {name:?}"),
+        }
+        Ok(())
+    }
+}
+
+fn algorithm_name(a: Algorithm) -> &'static str {
+    match a {
+        Algorithm::Gumbel => "gumbel",
+        Algorithm::Puct => "puct",
+    }
+}
+
+fn parse_spin(v: &str, min: u32, max: u32) -> Result<u32> {
+    match v.parse::<u64>() {
+        Ok(n) if n >= min as u64 && n <= max as u64 => Ok(n as u32),
+        _ => bail!("{v:?}: expected an integer from {min} to {max}"),
+    }
+}

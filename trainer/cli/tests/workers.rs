@@ -1,0 +1,244 @@
+//! One `trainer train` and three `trainer selfplay` workers on one run directory: every game is
+//! distinct, no shard is lost or overwritten, each generation's game count stays within its
+//! cap plus the games in flight; a worker stopped by SIGTERM exits 0, one killed by `kill -9`
+//! loses only its unfinished games, and the run completes with the others.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Games per generation (the cap) and lockstep games per worker.
+const CAP: u64 = 16;
+const PARALLEL: u64 = 4;
+const WORKERS: u64 = 3;
+
+fn config(name: &str, generations: u64) -> String {
+    format!(
+        r#"
+name = "{name}"
+variant = "minishogi"
+model = "b2c16"
+seed = 5
+device = "cpu"
+generations = {generations}
+games_per_generation = {CAP}
+steps_per_generation = 20
+min_samples = 50
+
+[selfplay]
+parallel_games = {PARALLEL}
+threads = 1
+full_simulations = 8
+fast_simulations = 4
+full_probability = 0.5
+max_plies = 50
+
+[training]
+batch_size = 32
+
+[replay]
+min_window = 500
+max_window = 5000
+
+[evaluation]
+games = 0
+"#
+    )
+}
+
+fn trainer(args: &[&str], log: &Path) -> Child {
+    let out = std::fs::File::create(log).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(args)
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("start trainer")
+}
+
+fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn wait_exit(c: &mut Child, timeout: Duration, what: &str) -> std::process::ExitStatus {
+    let t = Instant::now();
+    loop {
+        if let Some(s) = c.try_wait().unwrap() {
+            return s;
+        }
+        if t.elapsed() > timeout {
+            let _ = c.kill();
+            panic!("{what} did not exit within {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// (generation, worker, sequence) of every shard name.
+fn shard_names(run: &Path) -> Vec<(u64, String, u64, PathBuf)> {
+    let mut out = Vec::new();
+    let Ok(gens) = std::fs::read_dir(run.join("samples")) else {
+        return out;
+    };
+    for g in gens.flatten() {
+        let gen: u64 = g.file_name().to_string_lossy().parse().unwrap();
+        for f in std::fs::read_dir(g.path()).unwrap().flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            if name.starts_with(".tmp") {
+                continue;
+            }
+            let parts: Vec<&str> = name.split('-').collect();
+            assert_eq!(parts.len(), 3, "unexpected file {name}");
+            assert!(parts[2].ends_with("s.zst"), "unexpected file {name}");
+            out.push((gen, parts[0].to_string(), parts[1].parse().unwrap(), f.path()));
+        }
+    }
+    out
+}
+
+/// Checks the store: readable shards, distinct games, contiguous sequences per worker,
+/// counts within the cap plus the games in flight. Returns the number of games.
+fn check_store(run: &Path) -> usize {
+    let names = shard_names(run);
+    let mut per_worker: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut per_gen: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut games = HashSet::new();
+    for (gen, worker, seq, path) in &names {
+        per_worker.entry(worker.clone()).or_default().push(*seq);
+        let (header, recs) = selfplay::read_shard(path)
+            .unwrap_or_else(|e| panic!("unreadable shard {}: {e}", path.display()));
+        assert_eq!(header.generation, *gen);
+        assert_eq!(recs.len(), 1);
+        *per_gen.entry(*gen).or_default() += 1;
+        let key = format!("{} {}", recs[0].start_sfen, recs[0].moves.join(" "));
+        assert!(games.insert(key), "a game was played twice ({})", path.display());
+    }
+    for (w, mut seqs) in per_worker {
+        seqs.sort();
+        let expect: Vec<u64> = (0..seqs.len() as u64).collect();
+        assert_eq!(seqs, expect, "worker {w}: a shard is missing");
+    }
+    for (gen, n) in per_gen {
+        assert!(
+            n <= CAP + WORKERS * PARALLEL,
+            "generation {gen}: {n} games, more than {CAP} + the games in flight"
+        );
+    }
+    names.len()
+}
+
+fn state(run: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap()
+}
+
+fn setup(name: &str, generations: u64) -> (PathBuf, PathBuf, Child) {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let cfg = root.join(format!("{name}.toml"));
+    std::fs::write(&cfg, config(name, generations)).unwrap();
+    let runs = root.join("runs");
+    let t = trainer(
+        &[
+            "train",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--runs-dir",
+            runs.to_str().unwrap(),
+        ],
+        &root.join("train.log"),
+    );
+    let run = runs.join(name);
+    wait_until("the run directory", Duration::from_secs(60), || {
+        run.join("config.toml").exists()
+    });
+    (root, run, t)
+}
+
+fn worker(root: &Path, run: &Path, i: usize) -> Child {
+    trainer(
+        &["selfplay", "--run", run.to_str().unwrap()],
+        &root.join(format!("worker{i}.log")),
+    )
+}
+
+fn reported_games(log: &Path) -> u64 {
+    let text = std::fs::read_to_string(log).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("self-play worker stops"))
+        .unwrap_or_else(|| panic!("no summary in {}:\n{text}", log.display()));
+    let after = line.split("stops: ").nth(1).unwrap();
+    after.split(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn three_workers_feed_one_trainer() {
+    let (root, run, mut t) = setup("workers", 2);
+    let mut ws: Vec<Child> = (0..3).map(|i| worker(&root, &run, i)).collect();
+    let st = wait_exit(&mut t, Duration::from_secs(600), "trainer");
+    assert!(st.success(), "{}", std::fs::read_to_string(root.join("train.log")).unwrap());
+    for w in ws.iter_mut() {
+        assert!(wait_exit(w, Duration::from_secs(60), "worker").success());
+    }
+    let n = check_store(&run);
+    let reported: u64 = (0..3).map(|i| reported_games(&root.join(format!("worker{i}.log")))).sum();
+    assert_eq!(reported, n as u64, "workers' counts and the store disagree");
+    let s = state(&run);
+    assert_eq!(s["generation"], 2);
+    assert_eq!(s["complete"], true);
+    // Each generation of the run had its games before the next network.
+    let ids: HashSet<String> = shard_names(&run).into_iter().map(|x| x.1).collect();
+    assert_eq!(ids.len(), 3, "three workers, three ids");
+    for gen in 0..2u64 {
+        let g = shard_names(&run).iter().filter(|x| x.0 == gen).count() as u64;
+        assert!(g >= CAP, "generation {gen}: {g} games, fewer than {CAP}");
+    }
+    assert!(s["total_games"].as_u64().unwrap() <= n as u64);
+    let log = std::fs::read_to_string(root.join("train.log")).unwrap();
+    assert!(!log.contains("bad shard"), "{log}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn sigterm_and_kill9_workers_lose_nothing_finished() {
+    let (root, run, mut t) = setup("killworkers", 3);
+    let mut ws: Vec<Child> = (0..3).map(|i| worker(&root, &run, i)).collect();
+    wait_until("a few games", Duration::from_secs(300), || {
+        shard_names(&run).len() >= 6
+    });
+    // SIGTERM: finishes cleanly with status 0.
+    let pid = ws[0].id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let st = wait_exit(&mut ws[0], Duration::from_secs(30), "SIGTERM'd worker");
+    assert!(st.success(), "{st:?}");
+    let stored_before = reported_games(&root.join("worker0.log"));
+    // kill -9: no chance to clean up.
+    ws[1].kill().unwrap();
+    ws[1].wait().unwrap();
+    check_store(&run);
+    let st = wait_exit(&mut t, Duration::from_secs(600), "trainer");
+    assert!(st.success(), "{}", std::fs::read_to_string(root.join("train.log")).unwrap());
+    assert!(wait_exit(&mut ws[2], Duration::from_secs(60), "worker").success());
+    check_store(&run);
+    // The SIGTERM'd worker's games are all in the store.
+    let w0 = shard_names(&run);
+    let first_id = {
+        let log = std::fs::read_to_string(root.join("worker0.log")).unwrap();
+        let l = log.lines().find(|l| l.contains("self-play thread")).unwrap().to_string();
+        l.split("thread ").nth(1).unwrap()[..16].to_string()
+    };
+    let kept = w0.iter().filter(|x| x.1 == first_id).count() as u64;
+    assert_eq!(kept, stored_before);
+    assert_eq!(state(&run)["generation"], 3);
+    let log = std::fs::read_to_string(root.join("train.log")).unwrap();
+    assert!(!log.contains("bad shard"), "{log}");
+    let _ = std::fs::remove_dir_all(&root);
+}
