@@ -4,6 +4,7 @@
 //! come from the `selfplay` crate's encoder; inference implements the `search` crate's
 //! `Evaluator`.
 
+pub mod bench;
 mod checkpoint;
 mod config;
 mod error;

@@ -6,10 +6,10 @@ mod netcmd;
 mod play;
 mod usi;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use rules::{perft, perft_divide, Position, Variant};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -184,82 +184,24 @@ fn run_perft(
     Ok(())
 }
 
-fn collect_tomls(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
-                .with_context(|| format!("reading {}", p.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .collect();
-            entries.sort();
-            for e in entries {
-                if e.is_dir() {
-                    out.extend(collect_tomls(&[e])?);
-                } else if e.extension().is_some_and(|x| x == "toml") {
-                    out.push(e);
-                }
-            }
-        } else if p.exists() {
-            out.push(p.clone());
-        } else {
-            bail!("{}: no such file or directory", p.display());
-        }
-    }
-    Ok(out)
-}
-
-/// What a config file is, from the directory it sits in.
-fn config_kind(f: &Path) -> &'static str {
-    let parent = f
-        .parent()
-        .and_then(|p| p.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    match parent.as_str() {
-        "models" => "model",
-        "runs" => "run",
-        _ => "variant",
-    }
-}
-
-fn check_one(f: &Path, verbose: bool) -> Result<String> {
-    match config_kind(f) {
-        "model" => {
-            let m = model::ModelConfig::load(&f.display().to_string())?;
-            Ok(format!("model {}", m.name))
-        }
-        "run" => {
-            let text = std::fs::read_to_string(f)?;
-            let r = pipeline::RunConfig::from_toml(&text, &f.display().to_string())?;
-            // The run's variant and network must resolve too.
-            let v =
-                load_variant(&r.variant).with_context(|| format!("{}: variant", f.display()))?;
-            model::ModelConfig::load(&r.model)
-                .with_context(|| format!("{}: model", f.display()))?;
-            Ok(format!("run {} ({} with {})", r.name, v.name, r.model))
-        }
-        _ => {
-            let v = Variant::load(f)?;
-            if verbose {
-                println!("{}", v.describe());
-            }
-            Ok(format!("variant {}", v.name))
-        }
-    }
-}
-
 fn run_check(paths: &[PathBuf], verbose: bool) -> Result<()> {
     let paths = if paths.is_empty() {
         vec![PathBuf::from("configs")]
     } else {
         paths.to_vec()
     };
-    let files = collect_tomls(&paths)?;
+    let files = pipeline::check::collect_tomls(&paths)?;
     let mut bad = 0;
     for f in &files {
-        match check_one(f, verbose) {
-            Ok(what) => println!("ok    {}  ({what})", f.display()),
+        match pipeline::check::check_file(f) {
+            Ok(c) => {
+                if verbose {
+                    if let Some(d) = &c.details {
+                        println!("{d}");
+                    }
+                }
+                println!("ok    {}  ({})", f.display(), c.summary);
+            }
             Err(e) => {
                 bad += 1;
                 println!("error {e:#}");

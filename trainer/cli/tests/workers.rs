@@ -96,7 +96,12 @@ fn shard_names(run: &Path) -> Vec<(u64, String, u64, PathBuf)> {
             let parts: Vec<&str> = name.split('-').collect();
             assert_eq!(parts.len(), 3, "unexpected file {name}");
             assert!(parts[2].ends_with("s.zst"), "unexpected file {name}");
-            out.push((gen, parts[0].to_string(), parts[1].parse().unwrap(), f.path()));
+            out.push((
+                gen,
+                parts[0].to_string(),
+                parts[1].parse().unwrap(),
+                f.path(),
+            ));
         }
     }
     out
@@ -117,7 +122,11 @@ fn check_store(run: &Path) -> usize {
         assert_eq!(recs.len(), 1);
         *per_gen.entry(*gen).or_default() += 1;
         let key = format!("{} {}", recs[0].start_sfen, recs[0].moves.join(" "));
-        assert!(games.insert(key), "a game was played twice ({})", path.display());
+        assert!(
+            games.insert(key),
+            "a game was played twice ({})",
+            path.display()
+        );
     }
     for (w, mut seqs) in per_worker {
         seqs.sort();
@@ -138,8 +147,8 @@ fn state(run: &Path) -> serde_json::Value {
 }
 
 fn setup(name: &str, generations: u64) -> (PathBuf, PathBuf, Child) {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("{name}-{}", std::process::id()));
+    let root =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&root).unwrap();
     let cfg = root.join(format!("{name}.toml"));
@@ -184,12 +193,18 @@ fn three_workers_feed_one_trainer() {
     let (root, run, mut t) = setup("workers", 2);
     let mut ws: Vec<Child> = (0..3).map(|i| worker(&root, &run, i)).collect();
     let st = wait_exit(&mut t, Duration::from_secs(600), "trainer");
-    assert!(st.success(), "{}", std::fs::read_to_string(root.join("train.log")).unwrap());
+    assert!(
+        st.success(),
+        "{}",
+        std::fs::read_to_string(root.join("train.log")).unwrap()
+    );
     for w in ws.iter_mut() {
         assert!(wait_exit(w, Duration::from_secs(60), "worker").success());
     }
     let n = check_store(&run);
-    let reported: u64 = (0..3).map(|i| reported_games(&root.join(format!("worker{i}.log")))).sum();
+    let reported: u64 = (0..3)
+        .map(|i| reported_games(&root.join(format!("worker{i}.log"))))
+        .sum();
     assert_eq!(reported, n as u64, "workers' counts and the store disagree");
     let s = state(&run);
     assert_eq!(s["generation"], 2);
@@ -216,7 +231,11 @@ fn sigterm_and_kill9_workers_lose_nothing_finished() {
     });
     // SIGTERM: finishes cleanly with status 0.
     let pid = ws[0].id().to_string();
-    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
     let st = wait_exit(&mut ws[0], Duration::from_secs(30), "SIGTERM'd worker");
     assert!(st.success(), "{st:?}");
     let stored_before = reported_games(&root.join("worker0.log"));
@@ -225,14 +244,22 @@ fn sigterm_and_kill9_workers_lose_nothing_finished() {
     ws[1].wait().unwrap();
     check_store(&run);
     let st = wait_exit(&mut t, Duration::from_secs(600), "trainer");
-    assert!(st.success(), "{}", std::fs::read_to_string(root.join("train.log")).unwrap());
+    assert!(
+        st.success(),
+        "{}",
+        std::fs::read_to_string(root.join("train.log")).unwrap()
+    );
     assert!(wait_exit(&mut ws[2], Duration::from_secs(60), "worker").success());
     check_store(&run);
     // The SIGTERM'd worker's games are all in the store.
     let w0 = shard_names(&run);
     let first_id = {
         let log = std::fs::read_to_string(root.join("worker0.log")).unwrap();
-        let l = log.lines().find(|l| l.contains("self-play thread")).unwrap().to_string();
+        let l = log
+            .lines()
+            .find(|l| l.contains("self-play thread"))
+            .unwrap()
+            .to_string();
         l.split("thread ").nth(1).unwrap()[..16].to_string()
     };
     let kept = w0.iter().filter(|x| x.1 == first_id).count() as u64;

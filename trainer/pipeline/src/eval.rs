@@ -16,6 +16,14 @@ use std::time::{Duration, Instant};
 /// Simulations cap of our network under a time control (the time decides).
 const TIMED_NODES: u32 = 1_000_000;
 
+/// Who the evaluated network plays.
+enum Opponent<'p> {
+    /// Another network of the run.
+    Generation(u64),
+    /// A fixed anchor (kept between evaluations: an engine stays started).
+    Anchor(&'p mut Player),
+}
+
 struct Anchor {
     cfg: AnchorConfig,
     player: Option<Player>,
@@ -33,6 +41,7 @@ pub struct Evaluator<'a> {
     rounds: u64,
     busy: Duration,
     started: Instant,
+    bar: Option<ProgressBar>,
     /// CPU seconds of the evaluator thread (its external engines not included).
     pub cpu_seconds: f64,
 }
@@ -73,6 +82,7 @@ impl<'a> Evaluator<'a> {
             rounds: 0,
             busy: Duration::ZERO,
             started: Instant::now(),
+            bar: None,
             cpu_seconds: 0.0,
         }
     }
@@ -83,6 +93,7 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates new generations until the run completes or stops.
     pub fn run(&mut self, bar: Option<&ProgressBar>) -> Result<()> {
+        self.bar = bar.cloned();
         let cpu0 = thread_cpu_seconds();
         let ec = self.run.cfg.evaluation.clone();
         let nothing = ec.games == 0 || !(ec.vs_previous || ec.vs_first);
@@ -98,7 +109,7 @@ impl<'a> Evaluator<'a> {
                 continue;
             }
             let t = Instant::now();
-            let r = self.evaluate(newest, bar);
+            let r = self.evaluate(newest);
             self.busy += t.elapsed();
             r?;
         }
@@ -122,27 +133,25 @@ impl<'a> Evaluator<'a> {
     fn play(
         &self,
         gen: u64,
-        mut opp: Option<&mut Player>,
-        opp_gen: Option<u64>,
+        opp: Opponent<'_>,
         label: &str,
         games: usize,
         tc: TimeControl,
-        bar: Option<&ProgressBar>,
     ) -> Result<Option<MatchReport>> {
+        let bar = self.bar.as_ref();
         let ec = &self.run.cfg.evaluation;
         let ours_nodes = match tc {
             TimeControl::Nodes(_) => ec.simulations,
             _ => TIMED_NODES,
         };
         let mut a = self.model_player(gen, ours_nodes)?;
-        let mut owned = match opp_gen {
-            Some(g) => Some(self.model_player(g, ec.simulations)?),
-            None => None,
-        };
-        let b = match (owned.as_mut(), opp.as_mut()) {
-            (Some(p), _) => p,
-            (None, Some(p)) => &mut **p,
-            (None, None) => anyhow::bail!("no opponent for {label}"),
+        let mut owned;
+        let b = match opp {
+            Opponent::Generation(g) => {
+                owned = self.model_player(g, ec.simulations)?;
+                &mut owned
+            }
+            Opponent::Anchor(p) => p,
         };
         let settings = MatchSettings {
             tc,
@@ -195,7 +204,7 @@ impl<'a> Evaluator<'a> {
         }))
     }
 
-    fn evaluate(&mut self, gen: u64, bar: Option<&ProgressBar>) -> Result<()> {
+    fn evaluate(&mut self, gen: u64) -> Result<()> {
         let ec = self.run.cfg.evaluation.clone();
         let state = self.shared.get();
         let prev = if ec.gating { state.best } else { self.last };
@@ -216,26 +225,22 @@ impl<'a> Evaluator<'a> {
             }
         };
         if ec.games > 0 && ec.vs_previous && prev != gen {
-            let r = self.play(
-                gen,
-                None,
-                Some(prev),
-                &format!("gen{prev}"),
-                ec.games,
-                nodes,
-                bar,
-            )?;
+            let label = format!("gen{prev}");
+            let r = self.play(gen, Opponent::Generation(prev), &label, ec.games, nodes)?;
             if !m(r) {
                 return Ok(());
             }
         }
-        if ec.games > 0 && ec.vs_first && gen != 0 && !(ec.vs_previous && prev == 0) {
-            if !m(self.play(gen, None, Some(0), "gen0", ec.games, nodes, bar)?) {
-                return Ok(());
-            }
+        if ec.games > 0
+            && ec.vs_first
+            && gen != 0
+            && !(ec.vs_previous && prev == 0)
+            && !m(self.play(gen, Opponent::Generation(0), "gen0", ec.games, nodes)?)
+        {
+            return Ok(());
         }
         for i in 0..self.anchors.len() {
-            if self.anchors[i].broken || self.rounds % self.anchors[i].cfg.every != 0 {
+            if self.anchors[i].broken || !self.rounds.is_multiple_of(self.anchors[i].cfg.every) {
                 continue;
             }
             if self.anchors[i].player.is_none() {
@@ -271,9 +276,11 @@ impl<'a> Evaluator<'a> {
             } else {
                 TimeControl::Nodes(a.nodes)
             };
-            let mut player = self.anchors[i].player.take();
-            let r = self.play(gen, player.as_mut(), None, &a.name, a.games, tc, bar);
-            self.anchors[i].player = player;
+            let Some(mut player) = self.anchors[i].player.take() else {
+                continue;
+            };
+            let r = self.play(gen, Opponent::Anchor(&mut player), &a.name, a.games, tc);
+            self.anchors[i].player = Some(player);
             if !m(r?) {
                 return Ok(());
             }

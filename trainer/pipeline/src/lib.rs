@@ -8,6 +8,8 @@
 //! waits for training: games continue across generations and each search picks up a newly
 //! published network between moves.
 
+pub mod bench;
+pub mod check;
 pub mod config;
 pub mod eval;
 pub mod metrics;

@@ -210,15 +210,21 @@ impl<'a> TrainLoop<'a> {
     }
 
     /// Steps the reuse ratio allows now (unbounded once a capped generation is full).
+    /// In a capped (synchronous) run the next network waits for the current one's games: the
+    /// generation's last step is taken only once they are stored.
     fn allowed_steps(&self, best: u64) -> Result<u64> {
         let cfg = &self.run.cfg;
         let by_ratio =
             (cfg.sample_reuse * self.samples as f64 / cfg.training.batch_size as f64) as u64;
         let cap = cfg.games_per_generation as u64;
-        if cap > 0 && store::games_in(&self.run.dir, best)? >= cap {
-            return Ok(self.last_publish_step + cfg.steps_per_generation);
+        if cap == 0 {
+            return Ok(by_ratio);
         }
-        Ok(by_ratio)
+        let end = self.last_publish_step + cfg.steps_per_generation;
+        if store::games_in(&self.run.dir, best)? >= cap {
+            return Ok(end);
+        }
+        Ok(by_ratio.min(end - 1))
     }
 
     /// Whether a step may be taken now.
@@ -402,7 +408,7 @@ impl<'a> TrainLoop<'a> {
                     if let Some(b) = bar {
                         b.set_position(0);
                     }
-                } else if since % (cfg.steps_per_generation / 4).max(50) == 0 {
+                } else if since.is_multiple_of((cfg.steps_per_generation / 4).max(50)) {
                     self.checkpoint(state.generation)?;
                 }
             } else {

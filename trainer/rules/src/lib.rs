@@ -30,7 +30,7 @@ mod variant;
 
 pub use bitset::{SquareSet, SquareSetIter};
 pub use error::{Error, Result};
-pub use outcome::{EndReason, Outcome};
+pub use outcome::{EndReason, GameResult, Outcome};
 pub use perft::{perft, perft_divide};
 pub use position::{Position, MAX_HAND_KINDS};
 pub use rng::SplitMix64;

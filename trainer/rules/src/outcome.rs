@@ -47,6 +47,68 @@ pub struct Outcome {
     pub reason: EndReason,
 }
 
+/// A finished game's result, from sente's side: the one result type of game records, sample
+/// shards and matches. Stored as 1 (sente wins), 0 (draw) or -1 (gote wins); any other value
+/// is rejected when read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "i8", into = "i8")]
+pub enum GameResult {
+    /// Sente won.
+    SenteWins,
+    /// A draw.
+    #[default]
+    Draw,
+    /// Gote won.
+    GoteWins,
+}
+
+impl GameResult {
+    /// The result with this winner (`None`: a draw).
+    pub fn from_winner(winner: Option<Color>) -> GameResult {
+        match winner {
+            Some(Color::Sente) => GameResult::SenteWins,
+            Some(Color::Gote) => GameResult::GoteWins,
+            None => GameResult::Draw,
+        }
+    }
+
+    /// The winner, `None` for a draw.
+    pub fn winner(self) -> Option<Color> {
+        match self {
+            GameResult::SenteWins => Some(Color::Sente),
+            GameResult::GoteWins => Some(Color::Gote),
+            GameResult::Draw => None,
+        }
+    }
+
+    /// From `color`'s point of view: 1 win, 0 draw, -1 loss.
+    pub fn score_for(self, color: Color) -> i8 {
+        match self.winner() {
+            None => 0,
+            Some(w) if w == color => 1,
+            Some(_) => -1,
+        }
+    }
+}
+
+impl TryFrom<i8> for GameResult {
+    type Error = String;
+    fn try_from(v: i8) -> std::result::Result<GameResult, String> {
+        match v {
+            1 => Ok(GameResult::SenteWins),
+            0 => Ok(GameResult::Draw),
+            -1 => Ok(GameResult::GoteWins),
+            _ => Err(format!("game result {v} (expected 1, 0 or -1)")),
+        }
+    }
+}
+
+impl From<GameResult> for i8 {
+    fn from(r: GameResult) -> i8 {
+        r.score_for(Color::Sente)
+    }
+}
+
 impl Outcome {
     /// Result from `color`'s point of view: 1 win, 0 draw, -1 loss.
     pub fn score_for(&self, color: Color) -> i32 {

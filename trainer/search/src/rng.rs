@@ -1,43 +1,24 @@
-//! A small deterministic generator (xoshiro256**, seeded by SplitMix64) and the samplers the
-//! search needs: uniform, normal, Gamma (Marsaglia–Tsang), Dirichlet and Gumbel.
+//! The samplers the search needs (uniform, normal, Gamma (Marsaglia–Tsang), Dirichlet and
+//! Gumbel) on the project's one generator, `rules::SplitMix64`.
 //!
 //! Own code rather than `rand` so that a seed gives the same games on every platform and
 //! every version of the dependencies.
 
-/// xoshiro256** pseudo-random generator.
+use rules::SplitMix64;
+
+/// The search's generator: SplitMix64 with the samplers below.
 #[derive(Clone, Debug)]
-pub(crate) struct Rng {
-    s: [u64; 4],
-}
+pub(crate) struct Rng(SplitMix64);
 
 impl Rng {
     /// A generator seeded from `seed` (any value, 0 included).
     pub(crate) fn new(seed: u64) -> Rng {
-        let mut x = seed;
-        let mut next = || {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
-        Rng {
-            s: [next(), next(), next(), next()],
-        }
+        Rng(SplitMix64(seed))
     }
 
     /// 64 random bits.
     pub(crate) fn next_u64(&mut self) -> u64 {
-        let s = &mut self.s;
-        let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        result
+        self.0.next_u64()
     }
 
     /// Uniform in the open interval (0, 1).

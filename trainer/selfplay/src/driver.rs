@@ -320,7 +320,7 @@ pub fn run_games<'e>(
                 start_sfen: root.to_sfen(),
                 moves: Vec::new(),
                 targets: Vec::new(),
-                result: 0,
+                result: rules::GameResult::Draw,
                 reason: String::new(),
             },
             full: false,
@@ -540,7 +540,7 @@ fn finish_move(
             .filter(|(_, &p)| p > 0.0)
             .map(|(&m, &p)| (encoder.move_to_index(&pos, m) as u32, p))
             .collect(),
-        value: r.root_value,
+        value: r.root_value.clamp(-1.0, 1.0),
     });
     stats.samples += target.is_some() as u64;
     game.record.targets.push(target);
@@ -585,11 +585,7 @@ fn end_game(
     reason: &str,
     stats: &mut PlayStats,
 ) -> GameRecord {
-    game.record.result = match winner {
-        Some(Color::Sente) => 1,
-        Some(Color::Gote) => -1,
-        None => 0,
-    };
+    game.record.result = rules::GameResult::from_winner(winner);
     game.record.reason = reason.to_string();
     stats.games += 1;
     match winner {
@@ -614,7 +610,7 @@ fn end_game(
             start_sfen: String::new(),
             moves: Vec::new(),
             targets: Vec::new(),
-            result: 0,
+            result: rules::GameResult::Draw,
             reason: String::new(),
         },
     )

@@ -2,7 +2,7 @@
 
 use crate::encoding::Encoder;
 use crate::samples::GameRecord;
-use rules::{Color, Move, Position};
+use rules::{Move, Position};
 use std::collections::VecDeque;
 
 struct StoredGame {
@@ -10,7 +10,7 @@ struct StoredGame {
     moves: Vec<Move>,
     /// (ply, sparse policy) of the positions with a target.
     targets: Vec<(usize, Vec<(u32, f32)>)>,
-    result: i8,
+    result: rules::GameResult,
     /// Samples added before this game (a running count, so lookups are a binary search).
     first_sample: u64,
 }
@@ -135,10 +135,7 @@ impl ReplayWindow {
             for &(idx, p) in target {
                 policy[i * pl + idx as usize] += p;
             }
-            let r = match pos.side_to_move() {
-                Color::Sente => game.result,
-                Color::Gote => -game.result,
-            };
+            let r = game.result.score_for(pos.side_to_move());
             wdl[i * 3 + (1 - r) as usize] = 1.0;
         }
     }
@@ -173,7 +170,7 @@ mod tests {
             start_sfen: v.start_sfen.clone(),
             moves,
             targets,
-            result: 1,
+            result: rules::GameResult::SenteWins,
             reason: "test".into(),
         };
         let mut w = ReplayWindow::new(enc.clone());

@@ -5,7 +5,7 @@
 //! line. Shards are written under a temporary name and renamed, so a reader never sees a
 //! partial shard and a killed writer loses at most the games it had not yet written.
 
-use rules::{Color, Outcome};
+use rules::{Color, GameResult, Outcome};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -67,8 +67,8 @@ pub struct GameRecord {
     /// Per move: the search target when it came from a full search (recorded for training),
     /// `None` for fast playout-cap searches.
     pub targets: Vec<Option<MoveTarget>>,
-    /// 1: sente won, -1: gote won, 0: draw.
-    pub result: i8,
+    /// The result (stored as 1: sente won, -1: gote won, 0: draw).
+    pub result: GameResult,
     /// How the game ended (checkmate, resignation, repetition, ...).
     pub reason: String,
 }
@@ -76,19 +76,12 @@ pub struct GameRecord {
 impl GameRecord {
     /// Result for `color`: 1 win, 0 draw, -1 loss.
     pub fn score_for(&self, color: Color) -> i8 {
-        match color {
-            Color::Sente => self.result,
-            Color::Gote => -self.result,
-        }
+        self.result.score_for(color)
     }
 
-    /// Encodes an outcome as `result`.
-    pub fn result_of(o: &Outcome) -> i8 {
-        match o.winner {
-            Some(Color::Sente) => 1,
-            Some(Color::Gote) => -1,
-            None => 0,
-        }
+    /// The result of an outcome.
+    pub fn result_of(o: &Outcome) -> GameResult {
+        GameResult::from_winner(o.winner)
     }
 
     /// Positions with a training target.
@@ -118,18 +111,25 @@ pub fn write_shard(
         std::process::id(),
         path.file_name().unwrap_or_default().to_string_lossy()
     ));
-    let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
-    let mut enc = zstd::Encoder::new(file, 3).map_err(io(&tmp))?;
-    let mut line = serde_json::to_vec(header).expect("header serialises");
-    line.push(b'\n');
-    enc.write_all(&line).map_err(io(&tmp))?;
-    for g in games {
-        let mut line = serde_json::to_vec(g).expect("record serialises");
+    let written = (|| -> Result<(), SampleError> {
+        let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+        let mut enc = zstd::Encoder::new(file, 3).map_err(io(&tmp))?;
+        let mut line = serde_json::to_vec(header).expect("header serialises");
         line.push(b'\n');
         enc.write_all(&line).map_err(io(&tmp))?;
+        for g in games {
+            let mut line = serde_json::to_vec(g).expect("record serialises");
+            line.push(b'\n');
+            enc.write_all(&line).map_err(io(&tmp))?;
+        }
+        let file = enc.finish().map_err(io(&tmp))?;
+        file.sync_all().map_err(io(&tmp))
+    })();
+    if let Err(e) = written {
+        // A full or failing disk leaves no partial file behind.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
-    let file = enc.finish().map_err(io(&tmp))?;
-    file.sync_all().map_err(io(&tmp))?;
     std::fs::rename(&tmp, path).map_err(io(path))
 }
 
@@ -207,7 +207,7 @@ mod tests {
                     })
                 })
                 .collect(),
-            result: -1,
+            result: GameResult::GoteWins,
             reason: "checkmate".into(),
         }
     }

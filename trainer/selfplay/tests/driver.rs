@@ -115,16 +115,9 @@ fn selfplay_records_replay_and_targets_are_legal() {
                 pos.make_move(mv);
             }
             match g.reason.as_str() {
-                "move limit" => assert_eq!(g.result, 0),
+                "move limit" => assert_eq!(g.result, rules::GameResult::Draw),
                 "checkmate" | "stalemate" => {
-                    assert_eq!(
-                        pos.outcome().unwrap().winner.map(|c| c.index()),
-                        match g.result {
-                            1 => Some(0),
-                            -1 => Some(1),
-                            _ => None,
-                        }
-                    )
+                    assert_eq!(pos.outcome().unwrap().winner, g.result.winner())
                 }
                 _ => {}
             }

@@ -1,0 +1,92 @@
+//! `trainer check`: validates config files (variants, network shapes, run configs) found under
+//! files and directories.
+
+use crate::config::RunConfig;
+use crate::run::load_variant;
+use anyhow::{bail, Context, Result};
+use rules::Variant;
+use std::path::{Path, PathBuf};
+
+/// Every `.toml` file under `paths` (directories recursively, sorted).
+pub fn collect_tomls(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+                .with_context(|| format!("reading {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .collect();
+            entries.sort();
+            for e in entries {
+                if e.is_dir() {
+                    out.extend(collect_tomls(&[e])?);
+                } else if e.extension().is_some_and(|x| x == "toml") {
+                    out.push(e);
+                }
+            }
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            bail!("{}: no such file or directory", p.display());
+        }
+    }
+    Ok(out)
+}
+
+/// What a config file is, from the directory it sits in: `model`, `run` or `variant`.
+pub fn config_kind(f: &Path) -> &'static str {
+    let parent = f
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match parent.as_str() {
+        "models" => "model",
+        "runs" => "run",
+        _ => "variant",
+    }
+}
+
+/// What a valid config file is.
+pub struct Checked {
+    /// One line: the kind and name (`variant shogi`, `run default (minishogi with b4c32)`).
+    pub summary: String,
+    /// A variant's piece table.
+    pub details: Option<String>,
+}
+
+/// Validates one config file by the directory it sits in (`models/`, `runs/`, else a
+/// variant); errors name the file, the key and the reason.
+pub fn check_file(f: &Path) -> Result<Checked> {
+    let plain = |summary: String| Checked {
+        summary,
+        details: None,
+    };
+    match config_kind(f) {
+        "model" => {
+            let m = model::ModelConfig::load(&f.display().to_string())?;
+            Ok(plain(format!("model {}", m.name)))
+        }
+        "run" => {
+            let text =
+                std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
+            let r = RunConfig::from_toml(&text, &f.display().to_string())?;
+            // The run's variant and network must resolve too.
+            let v =
+                load_variant(&r.variant).with_context(|| format!("{}: variant", f.display()))?;
+            model::ModelConfig::load(&r.model)
+                .with_context(|| format!("{}: model", f.display()))?;
+            Ok(plain(format!(
+                "run {} ({} with {})",
+                r.name, v.name, r.model
+            )))
+        }
+        _ => {
+            let v = Variant::load(f)?;
+            Ok(Checked {
+                summary: format!("variant {}", v.name),
+                details: Some(v.describe()),
+            })
+        }
+    }
+}
