@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-torch.sh >/dev/null
 # The default run's evaluation plays Fairy-Stockfish as a fixed anchor.
-scripts/install-fsf.sh
+scripts/ensure-apt.sh fairy-stockfish fairy-stockfish -- the evaluation anchor
 cargo build --release --locked -p trainer
 if [ $# -eq 0 ]; then
   set -- --config configs/runs/default.toml

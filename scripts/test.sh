@@ -4,8 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Fairy-Stockfish: the external engine the perft cross-checks and benchmarks compare with.
-scripts/install-fsf.sh
+# Fairy-Stockfish: the external engine of the perft cross-checks and the arena tests.
+scripts/ensure-apt.sh fairy-stockfish fairy-stockfish -- the Fairy-Stockfish cross-checks
+# A one-node Slurm cluster for the cluster test (it skips without root or these).
+scripts/ensure-apt.sh slurmctld slurm-wlm -- the Slurm test
+scripts/ensure-apt.sh munged munge -- the Slurm test
 
 # The pinned libtorch (PyTorch 2.11.0 wheel) in .local/, for the model crate and the binary.
 scripts/setup-torch.sh >/dev/null

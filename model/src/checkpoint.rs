@@ -119,7 +119,21 @@ fn save_tensors_atomic(path: &Path, named: &[(String, Tensor)]) -> Result<()> {
         path.file_name().unwrap_or_default().to_string_lossy()
     ));
     let refs: Vec<(&str, &Tensor)> = named.iter().map(|(n, t)| (n.as_str(), t)).collect();
-    Tensor::write_safetensors(&refs, &tmp)?;
+    let written = Tensor::write_safetensors(&refs, &tmp)
+        .map_err(|e| ModelError::Checkpoint {
+            path: tmp.display().to_string(),
+            reason: format!("cannot write: {e}"),
+        })
+        // On disk before the rename makes it visible.
+        .and_then(|_| {
+            std::fs::File::open(&tmp)
+                .and_then(|f| f.sync_all())
+                .map_err(io_err(&tmp))
+        });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
     std::fs::rename(&tmp, path).map_err(io_err(path))
 }
 
@@ -259,6 +273,9 @@ pub struct CheckpointState {
     /// The caller's own counters (the run loop's generation, games...).
     #[serde(default)]
     pub extra: serde_json::Value,
+    /// Set when the latest checkpoint was damaged and this older one was loaded instead.
+    #[serde(skip)]
+    pub fallback: Option<String>,
 }
 
 /// Saves a checkpoint into `dir` as `step-<n>.{safetensors,optim.safetensors,json}` and then
@@ -287,6 +304,7 @@ pub fn save_checkpoint(
         loss_scale: t.loss_scale,
         good_steps: t.good_steps,
         extra,
+        fallback: None,
     };
     write_atomic(
         &dir.join(format!("{stem}.state.json")),
@@ -316,7 +334,9 @@ pub fn has_checkpoint(dir: &Path) -> bool {
 }
 
 /// Loads the latest checkpoint of `dir` into a trainer on `device`. `train` overrides the saved
-/// hyper-parameters when given (the optimizer kind must stay the same).
+/// hyper-parameters when given (the optimizer kind must stay the same). `LATEST` must name a
+/// checkpoint of `dir` (`step-<n>`); when that checkpoint is damaged, the newest one that
+/// loads is used instead and `CheckpointState::fallback` says why.
 pub fn load_checkpoint(
     dir: &Path,
     device: Device,
@@ -325,6 +345,46 @@ pub fn load_checkpoint(
     let latest = dir.join("LATEST");
     let stem = std::fs::read_to_string(&latest).map_err(io_err(&latest))?;
     let stem = stem.trim();
+    let valid = |s: &str| {
+        s.strip_prefix("step-")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if !valid(stem) {
+        return Err(ModelError::Checkpoint {
+            path: latest.display().to_string(),
+            reason: format!("{stem:?} is not a checkpoint name of this directory (step-<n>)"),
+        });
+    }
+    let first = match load_stem(dir, stem, device, train.clone()) {
+        Ok(x) => return Ok(x),
+        Err(e) => e,
+    };
+    // Older checkpoints, newest first.
+    let mut others: Vec<String> = std::fs::read_dir(dir)
+        .map_err(io_err(dir))?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".state.json").map(str::to_string)
+        })
+        .filter(|s| valid(s) && s.as_str() != stem)
+        .collect();
+    others.sort_by(|a, b| b.cmp(a));
+    for other in others {
+        if let Ok((t, mut st)) = load_stem(dir, &other, device, train.clone()) {
+            st.fallback = Some(format!("{first}; using {other} instead"));
+            return Ok((t, st));
+        }
+    }
+    Err(first)
+}
+
+fn load_stem(
+    dir: &Path,
+    stem: &str,
+    device: Device,
+    train: Option<TrainConfig>,
+) -> Result<(Trainer, CheckpointState)> {
     let sp = dir.join(format!("{stem}.state.json"));
     let text = std::fs::read_to_string(&sp).map_err(io_err(&sp))?;
     let state: CheckpointState =

@@ -43,6 +43,25 @@ pub enum BenchCommand {
         #[arg(long, default_value = "cpu")]
         device: String,
     },
+    /// Costs of the shared run directory at scale: fills a directory with synthetic one-game
+    /// shards and times one listing and the trainer's ingest, per 1,000 shards.
+    Store {
+        /// Directory to fill (created; removed afterwards unless --keep).
+        #[arg(long, default_value = "bench-store")]
+        dir: PathBuf,
+        /// Shards to write.
+        #[arg(long, default_value_t = 10_000)]
+        shards: usize,
+        /// Variant of the synthetic games.
+        #[arg(long, default_value = "minishogi")]
+        variant: String,
+        /// Plies per synthetic game.
+        #[arg(long, default_value_t = 40)]
+        plies: usize,
+        /// Keep the directory.
+        #[arg(long)]
+        keep: bool,
+    },
     /// Network speed: raw forward evaluations/s at several batch sizes and training samples/s,
     /// on random inputs of each variant's encoding.
     Nn {
@@ -86,6 +105,43 @@ pub fn run(what: BenchCommand) -> Result<()> {
             simulations,
             device,
         } => bench_selfplay(&variant, &model, parallel, games, simulations, &device),
+        BenchCommand::Store {
+            dir,
+            shards,
+            variant,
+            plies,
+            keep,
+        } => {
+            if dir.exists() {
+                bail!("{} exists: give a new directory", dir.display());
+            }
+            let r = pipeline::bench::store_costs(&dir, &variant, shards, plies);
+            if !keep {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+            let b = r?;
+            let per = |s: f64| 1000.0 * s / b.shards.max(1) as f64;
+            println!(
+                "{} shards of {variant} ({:.0} bytes each, {} samples) in {}",
+                b.shards,
+                b.shard_bytes,
+                b.samples,
+                dir.display()
+            );
+            println!(
+                "write:  {:.3} s per 1,000 shards (one writer)",
+                per(b.write_seconds)
+            );
+            println!(
+                "list:   {:.4} s per 1,000 shards (one full listing)",
+                per(b.list_seconds)
+            );
+            println!(
+                "ingest: {:.3} s per 1,000 shards (read, check, add to the window)",
+                per(b.ingest_seconds)
+            );
+            Ok(())
+        }
         BenchCommand::Nn {
             model,
             variants,

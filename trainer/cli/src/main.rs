@@ -77,6 +77,13 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         threads: usize,
     },
+    /// A run's progress: generation, games, samples, steps, the last evaluation's scores, and
+    /// each self-play worker (host, games, evals/s, last heartbeat; stale ones marked).
+    Status {
+        /// Run directory.
+        #[arg(long)]
+        run: PathBuf,
+    },
     /// Trainer and evaluator of a run, as their own process: trains on the games that
     /// `trainer selfplay` workers write and publishes networks for them.
     Train {
@@ -89,6 +96,10 @@ enum Command {
         /// Directory holding the runs (with --config).
         #[arg(long, default_value = "runs")]
         runs_dir: PathBuf,
+        /// Only create (or check) the run directory, print its path and exit (used by
+        /// scripts/slurm/submit.sh before it submits the trainer and the workers).
+        #[arg(long)]
+        init_only: bool,
     },
     /// Write a randomly initialised network (generation 0) for a variant.
     Init {
@@ -216,6 +227,8 @@ fn run_check(paths: &[PathBuf], verbose: bool) -> Result<()> {
 }
 
 fn main() {
+    // A closed reader ends the process quietly instead of a "Broken pipe" panic.
+    sigpipe::reset();
     let cli = Cli::parse();
     let r = match cli.command {
         Command::Perft {
@@ -239,6 +252,7 @@ fn main() {
             resume,
         } => pipeline::Run::open(&config, &runs_dir, resume)
             .and_then(|r| pipeline::run_all(&r, pipeline::stop_on_signals()?)),
+        Command::Status { run } => pipeline::status::report(&run).map(|r| print!("{r}")),
         Command::Selfplay { run, threads } => pipeline::Run::resume(&run)
             .and_then(|r| pipeline::run_selfplay(&r, threads, pipeline::stop_on_signals()?))
             .map(|_| ()),
@@ -246,12 +260,19 @@ fn main() {
             run,
             config,
             runs_dir,
+            init_only,
         } => match (run, config) {
             (Some(dir), _) => pipeline::Run::resume(&dir),
             (None, Some(cfg)) => pipeline::Run::open(&cfg, &runs_dir, false),
             (None, None) => Err(anyhow::anyhow!("give --run DIR or --config FILE")),
         }
-        .and_then(|r| pipeline::run_trainer(&r, pipeline::stop_on_signals()?)),
+        .and_then(|r| match init_only {
+            true => {
+                println!("{}", r.dir.display());
+                Ok(())
+            }
+            false => pipeline::run_trainer(&r, pipeline::stop_on_signals()?),
+        }),
         Command::Init {
             variant,
             model,

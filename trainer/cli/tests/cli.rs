@@ -178,3 +178,90 @@ fn init_then_export_torchscript() {
         .contains("bad.safetensors"));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn configs_that_cannot_work_are_refused() {
+    let d = tmp("refused");
+    let runs = d.join("runs");
+    let variants = d.join("variants");
+    std::fs::create_dir_all(&runs).unwrap();
+    std::fs::create_dir_all(&variants).unwrap();
+    let base = "variant = \"minishogi\"\nmodel = \"b2c16\"\ngenerations = 1\n";
+    std::fs::write(
+        runs.join("zero.toml"),
+        format!("{base}steps_per_generation = 0\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        runs.join("tpu.toml"),
+        format!("{base}steps_per_generation = 5\ndevice = \"tpu\"\n"),
+    )
+    .unwrap();
+    let piece =
+        |letter: &str| format!("[[pieces]]\nletter = \"{letter}\"\nname = \"x\"\nbetza = \"W\"\n");
+    std::fs::write(
+        variants.join("twice.toml"),
+        format!(
+            "extends = \"minishogi\"\nname = \"twice\"\n{}{}",
+            piece("X"),
+            piece("x")
+        ),
+    )
+    .unwrap();
+    for (file, key) in [
+        ("runs/zero.toml", "steps_per_generation"),
+        ("runs/tpu.toml", "device"),
+        ("variants/twice.toml", "pieces[1].letter"),
+    ] {
+        let path = d.join(file);
+        let o = trainer(&["check", path.to_str().unwrap()]);
+        assert!(!o.status.success(), "{file} accepted");
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert!(out.contains(file) && out.contains(key), "{file}: {out}");
+        if file.starts_with("runs/") {
+            // `trainer run` refuses it the same way, before creating anything.
+            let o = trainer(&[
+                "run",
+                "--config",
+                path.to_str().unwrap(),
+                "--runs-dir",
+                d.join("out").to_str().unwrap(),
+            ]);
+            assert!(!o.status.success());
+            let err = String::from_utf8(o.stderr).unwrap();
+            assert!(err.contains(file) && err.contains(key), "{err}");
+            assert!(!d.join("out").exists());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_reader_that_closes_early_ends_the_command_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    for args in [
+        vec!["perft", "--variant", "shogi", "--depth", "5", "--divide"],
+        vec!["check", "--verbose"],
+        vec!["check", "--explain", "cannon-shosu"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
+            .args(&args)
+            .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        drop(out);
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+        assert_ne!(o.status.code(), Some(101), "{args:?}");
+    }
+}

@@ -271,14 +271,6 @@ fn bad_commands_are_reported_and_change_nothing() {
     e.ready();
     e.send("position startpos moves 7g7f");
     for bad in [
-        "position sfen garbage",
-        "position startpos moves 9z9y",
-        "position startpos moves 7g7f 7g7f",
-        "position startpos junk",
-        "position",
-        "go nodes abc",
-        "go nodes",
-        "go depth 3",
         "frobnicate",
         "setoption name NoSuchOption value 1",
         "setoption name Simulations value many",
@@ -308,6 +300,62 @@ fn bad_commands_are_reported_and_change_nothing() {
     // The position is still the one after 7g7f (gote to move).
     let (_, best) = e.go("go nodes 10", QUICK);
     legal(&after(&shogi, "7g7f"), &best);
+    e.quit();
+}
+
+#[test]
+fn every_go_ends_in_a_bestmove() {
+    let shogi = variant("shogi");
+    let mut e = Engine::start(&[]);
+    e.ready();
+    // Out-of-range or malformed limits: an error line, then a search of the position anyway.
+    for go in [
+        "go btime 99999999999999999999999 wtime 99999999999999999999999 byoyomi 100",
+        "go nodes 18446744073709551616",
+        "go btime abc wtime 0 byoyomi 100",
+        "go nodes abc",
+        "go nodes",
+        "go depth 3",
+        "go nodes 0",
+    ] {
+        e.send("position startpos moves 7g7f");
+        let (lines, best) = e.go(go, QUICK);
+        assert!(
+            lines.iter().any(|l| l.starts_with("info string error")),
+            "{go}: {lines:#?}"
+        );
+        legal(&after(&shogi, "7g7f"), &best);
+        e.ready();
+    }
+    // After a rejected position, `go` answers resign, never a move of an older position.
+    e.send("position startpos moves 7g7f");
+    for bad in [
+        "position sfen garbage",
+        "position startpos moves 9z9y",
+        "position startpos moves 7g7f 7g7f",
+        "position startpos junk",
+        "position",
+        // Impossible positions: no king, two pawns on a file, a piece that can never move,
+        // more pieces than the game has.
+        "position sfen lnsg1gsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+        "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/4P4/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+        "position sfen lnsgkgsnP/1r5b1/pppppppp1/9/9/9/PPPPPPPP1/1B5R1/LNSGKGSNL b - 1",
+        "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b P 1",
+    ] {
+        let lines = e.ask(bad, "info string error", QUICK);
+        assert_eq!(lines.len(), 1, "{bad}: {lines:#?}");
+        let lines = e.ask("go nodes 10", "bestmove", QUICK);
+        assert_eq!(
+            lines.last().unwrap(),
+            "bestmove resign",
+            "{bad}: {lines:#?}"
+        );
+        assert!(lines.iter().any(|l| l.contains("rejected")), "{lines:#?}");
+        // A valid position clears it.
+        e.send("position startpos moves 7g7f");
+        let (_, best) = e.go("go nodes 10", QUICK);
+        legal(&after(&shogi, "7g7f"), &best);
+    }
     e.quit();
 }
 

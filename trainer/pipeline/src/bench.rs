@@ -5,7 +5,7 @@ use crate::run::load_variant;
 use anyhow::{bail, Context, Result};
 use rules::{perft, Position};
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -175,5 +175,95 @@ pub fn selfplay_efficiency(
         stats,
         raw_mean,
         mean_batch,
+    })
+}
+
+/// What [`store_costs`] measured.
+#[derive(Clone, Debug)]
+pub struct StoreBench {
+    /// Shards written.
+    pub shards: usize,
+    /// Mean bytes per shard.
+    pub shard_bytes: f64,
+    /// Seconds to write them (one writer).
+    pub write_seconds: f64,
+    /// Seconds for one listing of the whole store (what the trainer does every second and a
+    /// capped worker every half second).
+    pub list_seconds: f64,
+    /// Seconds to read, check and add every game to a replay window (the trainer's ingest).
+    pub ingest_seconds: f64,
+    /// Samples ingested.
+    pub samples: u64,
+}
+
+/// Fills `dir/samples/` with `shards` synthetic one-game shards of `variant` (random legal
+/// games of up to `plies` plies with a target on every move, spread over 10 generation
+/// directories), then times a listing and the trainer's ingest of all of them.
+pub fn store_costs(dir: &Path, variant: &str, shards: usize, plies: usize) -> Result<StoreBench> {
+    use selfplay::{GameRecord, MoveTarget, ReplayWindow};
+    let v = load_variant(variant)?;
+    let enc = selfplay::Encoder::new(v.clone());
+    let mut rng = rules::SplitMix64(7);
+    let mut writers: Vec<crate::store::ShardWriter> = (0..8)
+        .map(|w| crate::store::ShardWriter::new(dir, 0x1000 + w, &v.name, enc.policy_len()))
+        .collect();
+    let t = Instant::now();
+    for i in 0..shards {
+        let mut pos = Position::start(v.clone());
+        let start_sfen = pos.to_sfen();
+        let (mut moves, mut targets) = (Vec::new(), Vec::new());
+        for _ in 0..plies {
+            let legal = pos.legal_moves();
+            if legal.is_empty() || pos.outcome().is_some() {
+                break;
+            }
+            let p = 1.0 / legal.len() as f32;
+            targets.push(Some(MoveTarget {
+                policy: legal
+                    .iter()
+                    .map(|&m| (enc.move_to_index(&pos, m) as u32, p))
+                    .collect(),
+                value: 0.0,
+            }));
+            let mv = legal[rng.below(legal.len())];
+            moves.push(pos.move_to_usi(mv));
+            pos.make_move(mv);
+        }
+        let game = GameRecord {
+            start_sfen,
+            moves,
+            targets,
+            result: rules::GameResult::Draw,
+            reason: "move limit".into(),
+        };
+        writers[i % 8].write((i % 10) as u64, &game)?;
+    }
+    let write_seconds = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let names = crate::store::list(dir)?;
+    let list_seconds = t.elapsed().as_secs_f64();
+    let bytes: u64 = names
+        .iter()
+        .filter_map(|n| std::fs::metadata(n.path(dir)).ok())
+        .map(|m| m.len())
+        .sum();
+    let t = Instant::now();
+    let mut window = ReplayWindow::new(enc.clone());
+    let mut samples = 0;
+    for n in &names {
+        for g in crate::store::read_checked(dir, n, &v.name, enc.policy_len())? {
+            window
+                .add_game(&g)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", n.path(dir).display()))?;
+            samples += g.num_samples() as u64;
+        }
+    }
+    Ok(StoreBench {
+        shards: names.len(),
+        shard_bytes: bytes as f64 / names.len().max(1) as f64,
+        write_seconds,
+        list_seconds,
+        ingest_seconds: t.elapsed().as_secs_f64(),
+        samples,
     })
 }

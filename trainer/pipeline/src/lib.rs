@@ -14,6 +14,7 @@ pub mod config;
 pub mod eval;
 pub mod metrics;
 pub mod run;
+pub mod status;
 pub mod store;
 pub mod train;
 pub mod worker;
@@ -50,6 +51,17 @@ impl Shared {
     /// A copy of the state.
     pub fn get(&self) -> RunState {
         self.state.lock().expect("state lock").clone()
+    }
+
+    /// A complete run whose config was edited to allow more generations or time goes on.
+    pub fn reopen_if_extended(&self) -> Result<()> {
+        let s = self.get();
+        let cfg = &self.run.cfg;
+        let more_time = cfg.budget_seconds().is_none_or(|b| s.seconds < b);
+        if s.complete && s.generation < cfg.generations && more_time {
+            self.update(|s| s.complete = false)?;
+        }
+        Ok(())
     }
 
     /// Changes the state and saves it.
@@ -95,9 +107,12 @@ fn join<T>(h: std::thread::ScopedJoinHandle<'_, Result<T>>, what: &str) -> Resul
 /// `trainer run`: self-play threads, the trainer and the evaluator in one process, until the
 /// run has its generations or its time budget (or `stop` is set).
 pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
+    run.check_writable()?;
     let reporter = reporter_for(run, true);
     store::clean_temporaries(&run.dir, std::time::Duration::ZERO);
+    run.clean_trainer_temporaries();
     let shared = Shared::new(run, stop.clone())?;
+    shared.reopen_if_extended()?;
     if shared.get().complete {
         reporter.log(&format!(
             "run {} is complete (edit {} to extend it)",
@@ -173,8 +188,11 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
 
 /// `trainer train`: the trainer and the evaluator of a run fed by separate workers.
 pub fn run_trainer(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
+    run.check_writable()?;
     let reporter = reporter_for(run, true);
+    run.clean_trainer_temporaries();
     let shared = Shared::new(run, stop.clone())?;
+    shared.reopen_if_extended()?;
     if shared.get().complete {
         reporter.log(&format!("run {} is complete", run.cfg.name));
         return Ok(());
@@ -216,6 +234,7 @@ pub fn run_selfplay(
     threads: usize,
     stop: Arc<AtomicBool>,
 ) -> Result<WorkerStatsSummary> {
+    run.check_writable()?;
     let reporter = reporter_for(run, false);
     store::clean_temporaries(&run.dir, std::time::Duration::from_secs(600));
     let threads = if threads == 0 {

@@ -170,6 +170,27 @@ impl Run {
         })
     }
 
+    /// Fails with the path and the OS reason when the run directory cannot be written (a
+    /// read-only or full disk), before any role starts.
+    pub fn check_writable(&self) -> Result<()> {
+        let probe = self.dir.join(format!(".tmp-probe-{}", std::process::id()));
+        std::fs::write(&probe, b"probe")
+            .and_then(|_| std::fs::remove_file(&probe))
+            .with_context(|| format!("the run directory {} is not writable", self.dir.display()))
+    }
+
+    /// Removes what killed writers of the trainer's files left behind (the trainer owns
+    /// `checkpoint/`, `models/` and the state; only one trainer runs per directory).
+    pub fn clean_trainer_temporaries(&self) -> usize {
+        let dirs = [
+            self.dir.clone(),
+            self.dir.join("checkpoint"),
+            self.dir.join("models"),
+            self.dir.join("games"),
+        ];
+        crate::store::clean_temporaries_in(&dirs, std::time::Duration::ZERO)
+    }
+
     /// `models/<gen>.safetensors`.
     pub fn model_path(&self, generation: u64) -> PathBuf {
         self.dir

@@ -121,32 +121,40 @@ pub fn games_in(dir: &Path, generation: u64) -> Result<u64> {
         .sum())
 }
 
-/// Removes temporary files older than `min_age` under `samples/` (left by killed writers).
-pub fn clean_temporaries(dir: &Path, min_age: std::time::Duration) -> usize {
+/// Removes temporary files (`.tmp…` names, or names containing `.tmp` followed by a process
+/// id, as atomic writes leave them when killed) older than `min_age` in `dirs`.
+pub fn clean_temporaries_in(dirs: &[PathBuf], min_age: std::time::Duration) -> usize {
     let mut removed = 0;
-    let Ok(gens) = std::fs::read_dir(dir.join("samples")) else {
-        return 0;
-    };
-    for g in gens.flatten() {
-        let Ok(files) = std::fs::read_dir(g.path()) else {
+    for d in dirs {
+        let Ok(files) = std::fs::read_dir(d) else {
             continue;
         };
         for f in files.flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            let temporary = name.starts_with(".tmp")
+                || name.rsplit_once(".tmp").is_some_and(|(_, pid)| {
+                    !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+                });
             let old = f
                 .metadata()
                 .and_then(|m| m.modified())
                 .ok()
                 .and_then(|t| t.elapsed().ok())
                 .is_some_and(|age| age >= min_age);
-            if f.file_name().to_string_lossy().starts_with(".tmp")
-                && old
-                && std::fs::remove_file(f.path()).is_ok()
-            {
+            if temporary && old && f.path().is_file() && std::fs::remove_file(f.path()).is_ok() {
                 removed += 1;
             }
         }
     }
     removed
+}
+
+/// Removes temporary files older than `min_age` under `samples/` (left by killed writers).
+pub fn clean_temporaries(dir: &Path, min_age: std::time::Duration) -> usize {
+    let dirs: Vec<PathBuf> = std::fs::read_dir(dir.join("samples"))
+        .map(|gens| gens.flatten().map(|g| g.path()).collect())
+        .unwrap_or_default();
+    clean_temporaries_in(&dirs, min_age)
 }
 
 /// Writes the shards of one worker: unique names from its id and a sequence.

@@ -84,6 +84,9 @@ impl<'a> TrainLoop<'a> {
         let (t, published) = if has_checkpoint(&ckpt) {
             let (t, st) = load_checkpoint(&ckpt, run.device, Some(run.cfg.training.clone()))
                 .with_context(|| format!("resuming the trainer from {}", ckpt.display()))?;
+            if let Some(why) = &st.fallback {
+                reporter.log(&format!("damaged checkpoint: {why}"));
+            }
             let gen = st.extra.get("generation").and_then(|v| v.as_u64());
             let at = st.extra.get("publish_step").and_then(|v| v.as_u64());
             (t, gen.zip(at))

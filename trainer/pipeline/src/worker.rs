@@ -61,10 +61,15 @@ pub fn run_workers(
     moves_bar: Option<&ProgressBar>,
 ) -> Result<()> {
     let errors = Mutex::new(Vec::new());
+    let done = AtomicBool::new(false);
+    let worker: u64 = rand::random();
     std::thread::scope(|scope| {
+        let done = &done;
+        scope.spawn(move || heartbeats(run, worker, threads, stats, done));
+        let mut players = Vec::new();
         for t in 0..threads.max(1) {
             let errors = &errors;
-            scope.spawn(move || {
+            players.push(scope.spawn(move || {
                 let r = play_thread(run, t, stop, reporter, stats, moves_bar);
                 if let Err(e) = r {
                     reporter.log(&format!("self-play thread {t} stopped: {e:#}"));
@@ -72,12 +77,107 @@ pub fn run_workers(
                     stop.store(true, Ordering::SeqCst);
                     errors.lock().expect("errors").push(e);
                 }
-            });
+            }));
         }
+        for p in players {
+            let _ = p.join();
+        }
+        done.store(true, Ordering::SeqCst);
     });
     match errors.into_inner().expect("errors").into_iter().next() {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// How often a worker writes its heartbeat file.
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(10);
+
+/// `workers/<id>.json`: what a worker process is doing, rewritten atomically every
+/// [`HEARTBEAT_EVERY`] (and when it stops), for `trainer status`.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Heartbeat {
+    /// The worker process's random id (its threads name shards with their own ids).
+    pub id: String,
+    /// Host name.
+    pub host: String,
+    /// Process id on that host.
+    pub pid: u32,
+    /// Self-play threads.
+    pub threads: usize,
+    /// Games stored.
+    pub games: u64,
+    /// Samples stored.
+    pub samples: u64,
+    /// Network evaluations per second since the worker started.
+    pub evals_per_s: f64,
+    /// Seconds since the Unix epoch when written.
+    pub time: f64,
+    /// Seconds since the Unix epoch when the worker started.
+    pub started: f64,
+    /// Whether the worker has stopped.
+    pub stopped: bool,
+    /// Slurm job and task ids, when run under Slurm.
+    #[serde(default)]
+    pub slurm: Option<String>,
+}
+
+/// Seconds since the Unix epoch.
+pub fn now_seconds() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// This machine's host name.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn heartbeats(run: &Run, worker: u64, threads: usize, stats: &WorkerStats, done: &AtomicBool) {
+    let started = now_seconds();
+    let slurm =
+        std::env::var("SLURM_JOB_ID")
+            .ok()
+            .map(|j| match std::env::var("SLURM_ARRAY_TASK_ID") {
+                Ok(t) => format!("{j}_{t}"),
+                Err(_) => j,
+            });
+    let dir = run.dir.join("workers");
+    let path = dir.join(format!("{worker:016x}.json"));
+    let mut last = Instant::now() - HEARTBEAT_EVERY;
+    loop {
+        let stopped = done.load(Ordering::SeqCst);
+        if stopped || last.elapsed() >= HEARTBEAT_EVERY {
+            last = Instant::now();
+            let now = now_seconds();
+            let hb = Heartbeat {
+                id: format!("{worker:016x}"),
+                host: host_name(),
+                pid: std::process::id(),
+                threads,
+                games: stats.games.load(Ordering::Relaxed),
+                samples: stats.samples.load(Ordering::Relaxed),
+                evals_per_s: stats.merged().evals as f64 / (now - started).max(1e-9),
+                time: now,
+                started,
+                stopped,
+                slurm: slurm.clone(),
+            };
+            // A heartbeat is best effort: a failing disk stops the players, not this.
+            if let Ok(bytes) = serde_json::to_vec_pretty(&hb) {
+                let _ = std::fs::create_dir_all(&dir);
+                let _ = model::write_atomic(&path, &bytes);
+            }
+        }
+        if stopped {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
     }
 }
 

@@ -190,6 +190,7 @@ impl Position {
                 ));
             }
         }
+        pos.check_possible(fields[0], fields.get(2).copied().unwrap_or("-"))?;
         pos.hash = pos.full_hash();
         if let Some(k) = pos.king[pos.side.flip().index()] {
             if pos.is_attacked(k as usize, pos.side) {
@@ -205,6 +206,84 @@ impl Position {
             in_check,
         });
         Ok(pos)
+    }
+
+    /// Pieces of each unpromoted kind (promoted pieces count as their unpromoted kind) on the
+    /// board and in both hands.
+    pub(crate) fn material(&self) -> Vec<usize> {
+        let v = &*self.variant;
+        let mut totals = vec![0usize; v.kinds.len()];
+        for sq in 0..v.n {
+            let p = self.board[sq];
+            if !p.is_empty() {
+                totals[v.kinds[p.kind() as usize].demoted as usize] += 1;
+            }
+        }
+        for (hi, &k) in v.hand_kinds.iter().enumerate() {
+            totals[k as usize] += self.hands[0][hi] as usize + self.hands[1][hi] as usize;
+        }
+        totals
+    }
+
+    /// Refuses positions no game can reach: a side without its royal piece, two unpromoted
+    /// pieces of a nifu kind on one file, a piece that could never move again, more pieces of
+    /// a kind than the variant has.
+    fn check_possible(&self, board: &str, hand: &str) -> Result<()> {
+        let v = &*self.variant;
+        if v.kinds.iter().any(|k| k.royal) {
+            for c in Color::ALL {
+                if self.king[c.index()].is_none() {
+                    let who = if c == Color::Sente { "sente" } else { "gote" };
+                    return Err(Error::sfen(board, format!("{who} has no royal piece")));
+                }
+            }
+        }
+        let mut on_file = std::collections::HashSet::new();
+        for sq in 0..v.n {
+            let p = self.board[sq];
+            if p.is_empty() {
+                continue;
+            }
+            let info = &v.kinds[p.kind() as usize];
+            let name = v.square_name(sq);
+            if info.nifu
+                && !info.promoted
+                && !on_file.insert((p.color(), p.kind(), sq % v.files as usize))
+            {
+                return Err(Error::sfen(
+                    board,
+                    format!(
+                        "two unpromoted {} of one side on the file of {name}",
+                        info.name
+                    ),
+                ));
+            }
+            if v.forbid_immobile_moves && v.is_immobile(p.color(), p.kind(), sq) {
+                return Err(Error::sfen(
+                    board,
+                    format!("the {} on {name} could never move", info.name),
+                ));
+            }
+        }
+        if !v.max_material.is_empty() {
+            for (k, (&have, &most)) in self.material().iter().zip(&v.max_material).enumerate() {
+                if have > most {
+                    let field = if self.hands.iter().flatten().any(|&n| n > 0) {
+                        hand
+                    } else {
+                        board
+                    };
+                    return Err(Error::sfen(
+                        field,
+                        format!(
+                            "{have} pieces of kind {} (the variant has {most})",
+                            v.kinds[k].letter
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The current position in SFEN, with the move number.

@@ -277,8 +277,24 @@ fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantS
             }
         }
     }
-    for p in child.pieces.unwrap_or_default() {
-        match pieces.iter_mut().find(|q| q.letter == p.letter) {
+    let child_pieces = child.pieces.unwrap_or_default();
+    for (i, p) in child_pieces.iter().enumerate() {
+        if child_pieces[..i]
+            .iter()
+            .any(|q| q.letter.eq_ignore_ascii_case(&p.letter))
+        {
+            return Err(Error::config(
+                file,
+                format!("pieces[{i}].letter"),
+                format!("letter {:?} used twice", p.letter),
+            ));
+        }
+    }
+    for p in child_pieces {
+        match pieces
+            .iter_mut()
+            .find(|q| q.letter.eq_ignore_ascii_case(&p.letter))
+        {
             Some(q) => *q = p,
             None => pieces.push(p),
         }

@@ -169,6 +169,9 @@ pub struct Variant {
     pub(crate) ray_scans: [Vec<RayScan>; 2],
     /// Per (colour, kind, square): no move at all from there on an empty board.
     pub(crate) immobile: Vec<bool>,
+    /// Pieces of each unpromoted kind in the start position (board and hands): no legal
+    /// position has more. Empty while the start position itself is being checked.
+    pub(crate) max_material: Vec<usize>,
     /// Promotion zone per colour.
     pub(crate) zone: [SquareSet; 2],
     /// Per (colour, hand index): squares where a drop is allowed by rank rules.
@@ -535,6 +538,7 @@ impl Compiler<'_> {
             ray_attack: Vec::new(),
             ray_scans: [Vec::new(), Vec::new()],
             immobile: Vec::new(),
+            max_material: Vec::new(),
             zone: [SquareSet::EMPTY; 2],
             drop_squares: Vec::new(),
             file_squares: Vec::new(),
@@ -547,9 +551,10 @@ impl Compiler<'_> {
         build_tables(&mut v, &atoms);
         self.build_drop_squares(&mut v, &promoted_specs)?;
 
-        // The start position must parse.
-        crate::Position::from_sfen_with(std::sync::Arc::new(v.clone()), &start)
+        // The start position must parse; its material bounds every other position's.
+        let start_pos = crate::Position::from_sfen_with(std::sync::Arc::new(v.clone()), &start)
             .map_err(|e| self.err("start", e.to_string()))?;
+        v.max_material = start_pos.material();
         Ok(v)
     }
 

@@ -181,3 +181,114 @@ fn matches_alternate_colours_over_shared_openings() {
         .iter()
         .all(|g| g.1.targets.iter().all(|t| t.is_none())));
 }
+
+/// Counts its calls into a shared counter (the driver owns the evaluator).
+struct Shared(UniformEvaluator, std::rc::Rc<std::cell::Cell<usize>>);
+
+impl Evaluator for Shared {
+    fn input_len(&self) -> usize {
+        self.0.input_len
+    }
+    fn policy_len(&self) -> usize {
+        self.0.policy_len
+    }
+    fn evaluate(
+        &mut self,
+        inputs: &[f32],
+        batch: usize,
+    ) -> Result<Vec<Evaluation>, EvaluatorError> {
+        self.1.set(self.1.get() + 1);
+        self.0.evaluate(inputs, batch)
+    }
+}
+
+#[test]
+fn continuous_games_switch_networks_between_moves() {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let (_, enc) = setup();
+    let uniform = UniformEvaluator {
+        input_len: enc.input_len(),
+        policy_len: enc.policy_len(),
+    };
+    let (a, b) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
+    struct Ctl {
+        steps: usize,
+        started: usize,
+        finished: Vec<(usize, u64)>,
+        next: Option<Box<dyn Evaluator>>,
+        a: Rc<Cell<usize>>,
+        a_at_switch: usize,
+        generation: u64,
+    }
+    impl selfplay::Control<'static> for Ctl {
+        fn start_game(&mut self) -> Option<u64> {
+            (self.started < 40).then(|| {
+                self.started += 1;
+                self.generation
+            })
+        }
+        fn new_network(&mut self) -> Option<Box<dyn Evaluator>> {
+            self.steps += 1;
+            if self.steps == 50 {
+                self.a_at_switch = self.a.get();
+                self.generation = 1;
+                return self.next.take();
+            }
+            None
+        }
+        fn game_over(
+            &mut self,
+            i: usize,
+            tag: u64,
+            _: GameRecord,
+            _: &selfplay::PlayStats,
+        ) -> bool {
+            self.finished.push((i, tag));
+            true
+        }
+    }
+    let cfg = SelfPlayConfig {
+        parallel_games: 8,
+        full_simulations: 12,
+        fast_simulations: 12,
+        full_probability: 1.0,
+        max_plies: 30,
+        ..Default::default()
+    };
+    let mut ctl = Ctl {
+        steps: 0,
+        started: 0,
+        finished: Vec::new(),
+        next: Some(Box::new(Shared(uniform.clone(), b.clone()))),
+        a: a.clone(),
+        a_at_switch: 0,
+        generation: 0,
+    };
+    let stats = selfplay::run_games(
+        &enc,
+        vec![Box::new(Shared(uniform, a.clone()))],
+        &[SearchConfig::default()],
+        &cfg,
+        Mode::SelfPlay,
+        3,
+        &mut ctl,
+    )
+    .unwrap();
+    // Every game started was finished and handed over once; none was drained or lost.
+    assert_eq!(ctl.finished.len(), 40);
+    let mut ids: Vec<usize> = ctl.finished.iter().map(|x| x.0).collect();
+    ids.sort();
+    assert_eq!(ids, (0..40).collect::<Vec<_>>());
+    assert_eq!(stats.games, 40);
+    // After the switch the old network only finishes the moves in progress: at most one
+    // search's worth of calls (one batch per step).
+    assert!(ctl.a_at_switch > 0 && b.get() > 0);
+    assert!(
+        a.get() - ctl.a_at_switch <= 12,
+        "{} calls to the old network after the switch",
+        a.get() - ctl.a_at_switch
+    );
+    // Games started after the switch carry the new generation.
+    assert!(ctl.finished.iter().any(|x| x.1 == 1));
+}

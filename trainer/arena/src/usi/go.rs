@@ -39,27 +39,43 @@ pub(crate) struct Limits {
     pub(crate) infinite: bool,
 }
 
-/// Parses the arguments of `go`.
-pub(crate) fn parse_go(args: &[&str]) -> std::result::Result<GoParams, String> {
+/// Parses the arguments of `go`. Never fails, so that every `go` ends in a `bestmove`: numbers
+/// beyond the range are clamped (negative clock times, which some GUIs send when a player is
+/// over time, count as 0), and what cannot be understood is skipped with a warning for the
+/// caller to print.
+pub(crate) fn parse_go(args: &[&str]) -> (GoParams, Vec<String>) {
     let mut p = GoParams::default();
-    let mut it = args.iter();
+    let mut warnings = Vec::new();
+    let mut it = args.iter().peekable();
     while let Some(&tok) = it.next() {
-        let mut value = |name: &str| -> std::result::Result<u64, String> {
-            let v = it.next().ok_or_else(|| format!("{name}: missing value"))?;
-            // Some GUIs send negative clock times when a player is over time: treat as 0.
-            match v.parse::<i64>() {
-                Ok(n) => Ok(n.max(0) as u64),
-                Err(_) => Err(format!("{name}: bad value {v:?} (expected an integer)")),
+        let mut value = |name: &str, warnings: &mut Vec<String>| -> Option<u64> {
+            let Some(v) = it.next() else {
+                warnings.push(format!("{name}: missing value (ignored)"));
+                return None;
+            };
+            let digits = v.strip_prefix('-').unwrap_or(v);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                warnings.push(format!(
+                    "{name}: bad value {v:?}, expected an integer (ignored)"
+                ));
+                return None;
             }
+            if v.starts_with('-') {
+                return Some(0);
+            }
+            Some(v.parse::<u64>().unwrap_or_else(|_| {
+                warnings.push(format!("{name}: {v} is out of range, read as {}", u64::MAX));
+                u64::MAX
+            }))
         };
         match tok {
-            "btime" => p.btime = Some(value(tok)?),
-            "wtime" => p.wtime = Some(value(tok)?),
-            "byoyomi" => p.byoyomi = Some(value(tok)?),
-            "binc" => p.binc = Some(value(tok)?),
-            "winc" => p.winc = Some(value(tok)?),
-            "movetime" => p.movetime = Some(value(tok)?),
-            "nodes" => p.nodes = Some(value(tok)?),
+            "btime" => p.btime = value(tok, &mut warnings).or(p.btime),
+            "wtime" => p.wtime = value(tok, &mut warnings).or(p.wtime),
+            "byoyomi" => p.byoyomi = value(tok, &mut warnings).or(p.byoyomi),
+            "binc" => p.binc = value(tok, &mut warnings).or(p.binc),
+            "winc" => p.winc = value(tok, &mut warnings).or(p.winc),
+            "movetime" => p.movetime = value(tok, &mut warnings).or(p.movetime),
+            "nodes" => p.nodes = value(tok, &mut warnings).or(p.nodes),
             "infinite" => p.infinite = true,
             "ponder" => p.ponder = true,
             "mate" => {
@@ -67,13 +83,14 @@ pub(crate) fn parse_go(args: &[&str]) -> std::result::Result<GoParams, String> {
                 it.next();
                 p.mate = true;
             }
-            other => return Err(format!("unknown token {other:?}")),
+            other => warnings.push(format!("unknown token {other:?} (ignored)")),
         }
     }
     if p.nodes == Some(0) {
-        return Err("nodes: must be at least 1".into());
+        warnings.push("nodes: 0 read as 1".into());
+        p.nodes = Some(1);
     }
-    Ok(p)
+    (p, warnings)
 }
 
 /// Turns `go` parameters into search limits for the side to move.
@@ -91,8 +108,10 @@ pub(crate) fn resolve_limits(p: &GoParams, default_simulations: u32, side: Color
     } else if remaining.is_some() || p.byoyomi.is_some() || inc.is_some() {
         let remaining = remaining.unwrap_or(0);
         let inc = inc.unwrap_or(0);
-        let target = remaining / TIME_DIVISOR + inc + byoyomi;
-        let hard = (remaining + byoyomi).saturating_sub(MARGIN_MS);
+        let target = (remaining / TIME_DIVISOR)
+            .saturating_add(inc)
+            .saturating_add(byoyomi);
+        let hard = remaining.saturating_add(byoyomi).saturating_sub(MARGIN_MS);
         Some(target.min(hard).max(MIN_THINK_MS))
     } else {
         None
@@ -115,7 +134,7 @@ mod tests {
 
     #[test]
     fn time_limits() {
-        let go = |s: &str| parse_go(&s.split_whitespace().collect::<Vec<_>>()).unwrap();
+        let go = |s: &str| parse_go(&s.split_whitespace().collect::<Vec<_>>()).0;
         let l = resolve_limits(&go("byoyomi 300"), 200, Color::Sente);
         assert_eq!(l.time, Some(Duration::from_millis(200)));
         let l = resolve_limits(&go("btime 0 wtime 0 byoyomi 1000"), 200, Color::Gote);
@@ -136,9 +155,18 @@ mod tests {
         assert_eq!((l.simulations, l.time), (50, None));
         let l = resolve_limits(&go("infinite"), 200, Color::Sente);
         assert!(l.infinite && l.time.is_none());
-        assert!(parse_go(&["nodes", "abc"]).is_err());
-        assert!(parse_go(&["nodes"]).is_err());
-        assert!(parse_go(&["depth", "3"]).is_err());
+        // Nothing makes `go` fail: bad values are skipped with a warning, huge ones clamped.
+        for bad in ["nodes abc", "nodes", "depth 3", "btime abc"] {
+            let (p, w) = parse_go(&bad.split_whitespace().collect::<Vec<_>>());
+            assert_eq!(p.nodes, None, "{bad}");
+            assert!(!w.is_empty(), "{bad}");
+        }
         assert_eq!(go("btime -20").btime, Some(0));
+        assert_eq!(go("nodes 18446744073709551616").nodes, Some(u64::MAX));
+        assert_eq!(go("nodes 0").nodes, Some(1));
+        let huge = go("btime 99999999999999999999999 wtime 5");
+        assert_eq!(huge.btime, Some(u64::MAX));
+        let l = resolve_limits(&huge, 200, Color::Sente);
+        assert!(l.time.is_some());
     }
 }

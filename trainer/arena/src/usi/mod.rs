@@ -93,6 +93,8 @@ pub struct UsiEngine {
     net: Option<Net>,
     opts: Options,
     position: Position,
+    /// Why the last `position` was rejected (cleared by a valid one).
+    position_error: Option<String>,
     search: Option<Running>,
     out: Out,
     /// Sets the number of threads of the network's backend (`Threads` option).
@@ -146,6 +148,7 @@ impl UsiEngine {
             set_threads: None,
             encoder: Arc::new(Encoder::new(variant.clone())),
             position: Position::start(variant.clone()),
+            position_error: None,
             variant,
             model,
             net: None,
@@ -229,20 +232,39 @@ impl UsiEngine {
                     self.out.error(&format!("setoption: {e:#}"));
                 }
             }
-            "usinewgame" => self.position = Position::start(self.variant.clone()),
+            "usinewgame" => {
+                self.position = Position::start(self.variant.clone());
+                self.position_error = None;
+            }
             "position" => match self.parse_position(args) {
-                Ok(p) => self.position = p,
-                Err(e) => self.out.error(&format!("position: {e:#}")),
+                Ok(p) => {
+                    self.position = p;
+                    self.position_error = None;
+                }
+                Err(e) => {
+                    // A later `go` must not search the previous position.
+                    self.out.error(&format!("position: {e:#}"));
+                    self.position_error = Some(format!("{e:#}"));
+                }
             },
             "go" => {
                 if self.search.is_some() {
                     self.out
                         .error("go: an infinite search is running (send stop first)");
                 } else {
-                    match parse_go(args) {
-                        Ok(p) if p.mate => self.out.send("checkmate notimplemented"),
-                        Ok(p) => self.cmd_go(&p, Instant::now()),
-                        Err(e) => self.out.error(&format!("go: {e}")),
+                    let started = Instant::now();
+                    let (p, warnings) = parse_go(args);
+                    for w in warnings {
+                        self.out.error(&format!("go: {w}"));
+                    }
+                    if let Some(e) = &self.position_error {
+                        let e = format!("go: no valid position (the last one was rejected: {e})");
+                        self.out.error(&e);
+                        self.out.send("bestmove resign");
+                    } else if p.mate {
+                        self.out.send("checkmate notimplemented");
+                    } else {
+                        self.cmd_go(&p, started);
                     }
                 }
             }
@@ -446,7 +468,6 @@ mod tests {
             "setoption name Simulations value 0",
             "setoption name Nope value 1",
             "position startpos moves 9a9b",
-            "go nodes x",
             "frobnicate",
         ] {
             assert!(e.handle(bad));
@@ -454,6 +475,12 @@ mod tests {
             assert_eq!(got.len(), 1, "{bad}: {got:?}");
             assert!(got[0].starts_with("info string error: "), "{bad}: {got:?}");
         }
+        // Every `go` ends in a bestmove: after a rejected position, resign.
+        assert!(e.handle("go nodes x"));
+        let got = take(&lines);
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[..2].iter().all(|l| l.starts_with("info string error: ")));
+        assert_eq!(got[2], "bestmove resign");
         assert!(e.handle(""));
         assert!(take(&lines).is_empty());
         assert!(!e.handle("quit"));

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs Debian packages when a command they provide is missing (root with apt-get only);
+# otherwise says what is left out. Never fails.
+#   scripts/ensure-apt.sh COMMAND PACKAGE... -- WHAT_USES_IT
+cmd=$1; shift
+pkgs=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do pkgs+=("$1"); shift; done
+shift || true
+why=${*:-the tests}
+if command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/games/$cmd" ] || [ -x "/usr/sbin/$cmd" ]; then
+  exit 0
+fi
+if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "installing ${pkgs[*]} (apt-get) for $why" >&2
+  if [ ! -e /tmp/.ensure-apt-updated ]; then
+    apt-get update -qq >/dev/null 2>&1 && touch /tmp/.ensure-apt-updated
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null 2>&1 \
+    || echo "warning: could not install ${pkgs[*]}; $why will go without it" >&2
+else
+  echo "warning: $cmd missing and apt-get unavailable (or not root); $why will go without it" >&2
+fi
+exit 0
