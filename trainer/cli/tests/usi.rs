@@ -310,8 +310,9 @@ fn every_go_ends_in_a_bestmove() {
     e.ready();
     // Out-of-range or malformed limits: an error line, then a search of the position anyway.
     for go in [
-        "go btime 99999999999999999999999 wtime 99999999999999999999999 byoyomi 100",
-        "go nodes 18446744073709551616",
+        // Gote is to move: sente's absurd clock must not matter, and gote's is clamped.
+        "go btime 99999999999999999999999 wtime 1000 byoyomi 100",
+        "go nodes 18446744073709551616 movetime 500",
         "go btime abc wtime 0 byoyomi 100",
         "go nodes abc",
         "go nodes",

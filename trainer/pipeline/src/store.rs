@@ -91,6 +91,51 @@ pub fn list(dir: &Path) -> Result<Vec<ShardName>> {
     Ok(out)
 }
 
+/// Modification times of the generation directories at their last listing, so that a reader
+/// polling a large store lists only the directories that changed (a new shard changes its
+/// directory's time; the others cost one `stat` each).
+#[derive(Default)]
+pub struct DirTimes(std::collections::HashMap<u64, std::time::SystemTime>);
+
+/// The shards of the generation directories that changed since `times` last saw them.
+pub fn list_changed(dir: &Path, times: &mut DirTimes) -> Result<Vec<ShardName>> {
+    let root = dir.join("samples");
+    let entries = match std::fs::read_dir(&root) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("listing {}", root.display())),
+    };
+    let mut out = Vec::new();
+    for e in entries {
+        let e = e.with_context(|| format!("listing {}", root.display()))?;
+        let Some(generation) = e.file_name().to_str().and_then(|n| n.parse::<u64>().ok()) else {
+            continue;
+        };
+        let modified = e.metadata().and_then(|m| m.modified()).ok();
+        if let Some(m) = modified {
+            if times.0.get(&generation) == Some(&m) {
+                continue;
+            }
+            // A time is remembered only once it is old enough that no shard written within
+            // the clock's resolution can hide behind it; until then the directory is listed.
+            if is_old(m) {
+                times.0.insert(generation, m);
+            } else {
+                times.0.remove(&generation);
+            }
+        }
+        out.extend(list_generation(dir, generation)?);
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Whether a directory time is far enough in the past that no write can share it.
+fn is_old(t: std::time::SystemTime) -> bool {
+    t.elapsed()
+        .is_ok_and(|age| age > std::time::Duration::from_secs(2))
+}
+
 /// The shards of one generation.
 pub fn list_generation(dir: &Path, generation: u64) -> Result<Vec<ShardName>> {
     let gdir = generation_dir(dir, generation);

@@ -60,6 +60,7 @@ pub struct TrainLoop<'a> {
     t: Trainer,
     window: ReplayWindow,
     seen: Seen,
+    dir_times: store::DirTimes,
     games: u64,
     samples: u64,
     bad_shards: u64,
@@ -117,6 +118,7 @@ impl<'a> TrainLoop<'a> {
             window: ReplayWindow::new(run.encoder.clone()),
             t,
             seen: Seen::default(),
+            dir_times: store::DirTimes::default(),
             games: 0,
             samples: 0,
             bad_shards: 0,
@@ -201,7 +203,7 @@ impl<'a> TrainLoop<'a> {
     /// Reads the shards written since the last call.
     pub fn ingest(&mut self) -> Result<()> {
         self.last_ingest = Instant::now();
-        let fresh: Vec<ShardName> = store::list(&self.run.dir)?
+        let fresh: Vec<ShardName> = store::list_changed(&self.run.dir, &mut self.dir_times)?
             .into_iter()
             .filter(|s| self.seen.insert(s))
             .collect();

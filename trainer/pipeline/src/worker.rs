@@ -140,13 +140,16 @@ pub fn host_name() -> String {
 
 fn heartbeats(run: &Run, worker: u64, threads: usize, stats: &WorkerStats, done: &AtomicBool) {
     let started = now_seconds();
-    let slurm =
-        std::env::var("SLURM_JOB_ID")
-            .ok()
-            .map(|j| match std::env::var("SLURM_ARRAY_TASK_ID") {
-                Ok(t) => format!("{j}_{t}"),
-                Err(_) => j,
-            });
+    // An array task as `<array job>_<task>`, as squeue and scancel name it.
+    let slurm = match (
+        std::env::var("SLURM_ARRAY_JOB_ID"),
+        std::env::var("SLURM_ARRAY_TASK_ID"),
+        std::env::var("SLURM_JOB_ID"),
+    ) {
+        (Ok(a), Ok(t), _) => Some(format!("{a}_{t}")),
+        (_, _, Ok(j)) => Some(j),
+        _ => None,
+    };
     let dir = run.dir.join("workers");
     let path = dir.join(format!("{worker:016x}.json"));
     let mut last = Instant::now() - HEARTBEAT_EVERY;

@@ -122,7 +122,8 @@ pub(crate) fn resolve_limits(p: &GoParams, default_simulations: u32, side: Color
         None => default_simulations as u64,
     };
     Limits {
-        simulations: simulations.min(u32::MAX as u64 - 1),
+        // A node limit beyond what the tree may hold is the tree's limit.
+        simulations: simulations.min(MAX_TREE_SIMULATIONS),
         time: time_ms.map(Duration::from_millis),
         infinite,
     }
@@ -168,5 +169,7 @@ mod tests {
         assert_eq!(huge.btime, Some(u64::MAX));
         let l = resolve_limits(&huge, 200, Color::Sente);
         assert!(l.time.is_some());
+        let l = resolve_limits(&go("nodes 18446744073709551616"), 200, Color::Sente);
+        assert_eq!(l.simulations, MAX_TREE_SIMULATIONS);
     }
 }

@@ -479,7 +479,9 @@ mod tests {
         assert!(e.handle("go nodes x"));
         let got = take(&lines);
         assert_eq!(got.len(), 3, "{got:?}");
-        assert!(got[..2].iter().all(|l| l.starts_with("info string error: ")));
+        assert!(got[..2]
+            .iter()
+            .all(|l| l.starts_with("info string error: ")));
         assert_eq!(got[2], "bestmove resign");
         assert!(e.handle(""));
         assert!(take(&lines).is_empty());
