@@ -170,7 +170,7 @@ fn run_perft(
 ) -> Result<()> {
     let v = load_variant(variant)?;
     let mut pos = match sfen {
-        Some(s) => Position::from_sfen(&v, s)?,
+        Some(s) => Position::from_sfen_composed(&v, s)?,
         None => Position::start(v),
     };
     pos.play_usi(moves)?;

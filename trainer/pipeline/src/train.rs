@@ -289,17 +289,11 @@ impl<'a> TrainLoop<'a> {
         let steps = self.t.step - self.last_publish_step;
         self.last_publish_step = self.t.step;
         self.checkpoint(gen)?;
-        let (games, samples, seconds, step) =
-            (self.games, self.samples, self.seconds(), self.t.step);
-        self.shared.update(|s| {
+        self.save_totals(|s| {
             s.generation = gen;
             if !run.cfg.evaluation.gating {
                 s.best = gen;
             }
-            s.total_games = games;
-            s.total_samples = samples;
-            s.steps = step;
-            s.seconds = seconds;
         })?;
         self.report(gen, steps)?;
         Ok(gen)
@@ -423,15 +417,19 @@ impl<'a> TrainLoop<'a> {
         if self.t.step > self.last_publish_step && self.shared.get().generation < cfg.generations {
             self.publish()?;
         }
+        self.save_totals(|s| s.complete = true)
+    }
+
+    /// Writes the state with the trainer's totals and `change`.
+    fn save_totals(&self, change: impl FnOnce(&mut crate::run::RunState)) -> Result<()> {
         let (games, samples, seconds, step) =
             (self.games, self.samples, self.seconds(), self.t.step);
         self.shared.update(|s| {
-            s.complete = true;
+            change(s);
             s.total_games = games;
             s.total_samples = samples;
             s.steps = step;
             s.seconds = seconds;
-        })?;
-        Ok(())
+        })
     }
 }

@@ -8,11 +8,25 @@ use std::sync::Arc;
 
 impl Position {
     /// Parses an SFEN (`board side hand [move-number]`) for `variant`.
+    /// Positions no game of the variant can reach are refused with the reason: a side without
+    /// its royal piece, two unpromoted pieces of a nifu kind on one file (for kinds that keep
+    /// their file), a piece that could never move again, more pieces of a kind than the
+    /// variant has.
     pub fn from_sfen(variant: &Arc<Variant>, sfen: &str) -> Result<Position> {
         Position::from_sfen_with(variant.clone(), sfen)
     }
 
+    /// Like [`Position::from_sfen`], but accepts positions no game can reach (composed test
+    /// positions for perft, for example); the format is still checked.
+    pub fn from_sfen_composed(variant: &Arc<Variant>, sfen: &str) -> Result<Position> {
+        Position::parse_sfen(variant.clone(), sfen, false)
+    }
+
     pub(crate) fn from_sfen_with(variant: Arc<Variant>, sfen: &str) -> Result<Position> {
+        Position::parse_sfen(variant, sfen, true)
+    }
+
+    fn parse_sfen(variant: Arc<Variant>, sfen: &str, reachable: bool) -> Result<Position> {
         let v = variant.clone();
         let fields: Vec<&str> = sfen.split_whitespace().collect();
         if fields.is_empty() {
@@ -171,15 +185,8 @@ impl Position {
             }
         }
         // Every kind's total (board, promoted forms and both hands) must fit a hand count.
-        let mut totals = vec![0usize; v.kinds.len()];
-        for sq in 0..v.n {
-            let p = pos.board[sq];
-            if !p.is_empty() {
-                totals[v.kinds[p.kind() as usize].demoted as usize] += 1;
-            }
-        }
-        for (hi, &k) in v.hand_kinds.iter().enumerate() {
-            totals[k as usize] += pos.hands[0][hi] as usize + pos.hands[1][hi] as usize;
+        let totals = pos.material();
+        for &k in v.hand_kinds.iter() {
             if totals[k as usize] > MAX_HAND_COUNT {
                 return Err(Error::sfen(
                     fields.get(2).copied().unwrap_or("-"),
@@ -190,7 +197,9 @@ impl Position {
                 ));
             }
         }
-        pos.check_possible(fields[0], fields.get(2).copied().unwrap_or("-"))?;
+        if reachable {
+            pos.check_possible(fields[0], fields.get(2).copied().unwrap_or("-"))?;
+        }
         pos.hash = pos.full_hash();
         if let Some(k) = pos.king[pos.side.flip().index()] {
             if pos.is_attacked(k as usize, pos.side) {
@@ -248,6 +257,7 @@ impl Position {
             let name = v.square_name(sq);
             if info.nifu
                 && !info.promoted
+                && v.keeps_file(p.kind())
                 && !on_file.insert((p.color(), p.kind(), sq % v.files as usize))
             {
                 return Err(Error::sfen(

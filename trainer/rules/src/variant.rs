@@ -291,6 +291,20 @@ impl Variant {
         self.immobile[self.ck(c, k) * self.n + sq]
     }
 
+    /// Whether pieces of kind `k` never leave their file by moving (shogi's pawn): only for such
+    /// kinds do two unpromoted ones on a file prove a position impossible under nifu.
+    pub(crate) fn keeps_file(&self, k: Kind) -> bool {
+        let files = self.files as usize;
+        let c = Color::Sente;
+        let rays = &self.rays[self.ck(c, k)];
+        rays.iter().all(|r| self.dirs[r.dir as usize].0 == 0)
+            && (0..self.n).all(|sq| {
+                self.leaps_of(c, k, sq)
+                    .iter()
+                    .all(|&(to, _)| to as usize % files == sq % files)
+            })
+    }
+
     /// Zobrist key of a piece code on a square.
     #[inline(always)]
     pub(crate) fn zb(&self, sq: usize, code: u8) -> u64 {

@@ -83,8 +83,8 @@ fn run(file: &str, big: bool) {
             continue;
         }
         let v = variant(&c.variant);
-        let mut pos =
-            Position::from_sfen(&v, &c.sfen).unwrap_or_else(|e| panic!("{file} {}: {e}", c.id));
+        let mut pos = Position::from_sfen_composed(&v, &c.sfen)
+            .unwrap_or_else(|e| panic!("{file} {}: {e}", c.id));
         let got = perft(&mut pos, c.depth);
         assert_eq!(
             got, c.count,
@@ -92,7 +92,7 @@ fn run(file: &str, big: bool) {
             c.id, c.depth, c.sfen
         );
         // Counting must leave the position as it was.
-        let fresh = Position::from_sfen(&v, &c.sfen).unwrap();
+        let fresh = Position::from_sfen_composed(&v, &c.sfen).unwrap();
         assert_eq!(
             board_side_hand(&pos.to_sfen()),
             board_side_hand(&fresh.to_sfen())

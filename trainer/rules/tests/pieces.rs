@@ -81,7 +81,7 @@ fn sfen(v: &Variant, pieces: &[(&str, &str)]) -> String {
 
 /// Sorted USI strings of the legal moves whose origin is `square`.
 fn moves_from(sfen: &str, variant: &Arc<Variant>, square: &str) -> Vec<String> {
-    let pos = Position::from_sfen(variant, sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"));
+    let pos = Position::from_sfen_composed(variant, sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"));
     let sq = variant
         .parse_square(square)
         .unwrap_or_else(|| panic!("bad square {square}"));
@@ -157,7 +157,7 @@ fn sfen_helper_matches_hand_written_sfen() {
         "8k/9/9/9/9/4+Np3/9/9/K8 b - 1"
     );
     // The engine reads the hand-written SFEN with the pieces where we expect them.
-    let pos = Position::from_sfen(&v, "9k/10/10/10/10/10/10/4C5/10/K9 b - 1").unwrap();
+    let pos = Position::from_sfen_composed(&v, "9k/10/10/10/10/10/10/4C5/10/K9 b - 1").unwrap();
     let sq = v.parse_square("6h").unwrap();
     assert_eq!(
         pos.piece_at(sq).kind(),

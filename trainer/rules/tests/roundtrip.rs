@@ -16,14 +16,17 @@ fn var(name: &str) -> Arc<Variant> {
 /// side and moves.
 fn check_sfen_roundtrip(v: &Arc<Variant>, p: &Position) {
     let s = p.to_sfen();
-    let q = Position::from_sfen(v, &s).unwrap_or_else(|e| panic!("{}: {s}: {e}", v.name));
+    let q = Position::from_sfen_composed(v, &s).unwrap_or_else(|e| panic!("{}: {s}: {e}", v.name));
     assert_eq!(q.to_sfen(), s, "{}", v.name);
     assert_eq!(q.hash(), p.hash(), "{}: {s}", v.name);
     assert_eq!(q.side_to_move(), p.side_to_move());
     assert_eq!(q.in_check(), p.in_check());
     // Surrounding and repeated whitespace is accepted.
     let spaced = format!("  {}  ", s.replace(' ', "   "));
-    assert_eq!(Position::from_sfen(v, &spaced).unwrap().to_sfen(), s);
+    assert_eq!(
+        Position::from_sfen_composed(v, &spaced).unwrap().to_sfen(),
+        s
+    );
 }
 
 #[derive(Default)]
@@ -149,7 +152,8 @@ fn hands_are_written_in_a_canonical_order() {
                     board = "4k4/9/9/9/9/9/9/9/4K4".to_string();
                 }
                 let s = format!("{board} b {hand} 1");
-                let p = Position::from_sfen(&v, &s).unwrap_or_else(|e| panic!("{name}: {s}: {e}"));
+                let p = Position::from_sfen_composed(&v, &s)
+                    .unwrap_or_else(|e| panic!("{name}: {s}: {e}"));
                 check_sfen_roundtrip(&v, &p);
                 let c = if l == hand.chars().last().unwrap() {
                     Color::Sente

@@ -16,7 +16,8 @@ fn var(name: &str) -> Arc<Variant> {
 }
 
 fn pos(variant: &str, sfen: &str) -> Position {
-    Position::from_sfen(&var(variant), sfen).unwrap_or_else(|e| panic!("{variant} {sfen}: {e}"))
+    Position::from_sfen_composed(&var(variant), sfen)
+        .unwrap_or_else(|e| panic!("{variant} {sfen}: {e}"))
 }
 
 /// All legal moves in USI.
@@ -744,7 +745,7 @@ fn make_unmake_restores_a_large_hand() {
     // Sente already holds 63 pawns and captures another (a kind's total may reach 255).
     let v = var("shogi");
     let sfen = "4k4/9/9/9/9/9/4p4/4R4/4K4 b 63P 1";
-    let mut p = Position::from_sfen(&v, sfen).unwrap();
+    let mut p = Position::from_sfen_composed(&v, sfen).unwrap();
     let hash = p.hash();
     let m = p.parse_usi("5h5g").unwrap();
     p.make_move(m);
@@ -753,7 +754,7 @@ fn make_unmake_restores_a_large_hand() {
     assert_eq!(p.to_sfen(), sfen);
     assert_eq!(p.hash(), hash);
     // More than 255 of a kind in total is refused with an error naming the hand.
-    assert!(Position::from_sfen(&v, "4k4/9/9/9/9/9/4p4/4R4/4K4 b 255P 1").is_err());
+    assert!(Position::from_sfen_composed(&v, "4k4/9/9/9/9/9/4p4/4R4/4K4 b 255P 1").is_err());
 }
 
 #[test]
@@ -774,4 +775,36 @@ fn hash_distinguishes_side_to_move_and_promotion() {
     play(&mut y, "2g2f 3c3d 7g7f");
     assert_eq!(x.hash(), y.hash());
     assert_eq!(x.to_sfen(), y.to_sfen());
+}
+
+#[test]
+fn unreachable_positions_are_refused_with_the_reason() {
+    let shogi = var("shogi");
+    for (sfen, reason) in [
+        (
+            "lnsg1gsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+            "gote has no royal piece",
+        ),
+        (
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/4P4/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+            "two unpromoted",
+        ),
+        (
+            "lnsgkgsnP/1r5b1/pppppppp1/9/9/9/PPPPPPPP1/1B5R1/LNSGKGSNL b - 1",
+            "could never move",
+        ),
+        (
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b N 1",
+            "pieces of kind N",
+        ),
+    ] {
+        let e = Position::from_sfen(&shogi, sfen).unwrap_err().to_string();
+        assert!(e.contains(reason), "{sfen}: {e}");
+        // Composed positions (perft data) may still be read on purpose.
+        assert!(Position::from_sfen_composed(&shogi, sfen).is_ok(), "{sfen}");
+    }
+    // Hand shogi's soldiers step sideways: two on a file is reachable there.
+    let hand = var("hand");
+    let sfen = "2g1k1g2/2p1d1p2/3ppp3/9/9/4P4/3PPP3/2P1D4/2G1K1G2 b TU2SOH2N2Ltu2soh2n2l 1";
+    assert!(Position::from_sfen(&hand, sfen).is_ok());
 }

@@ -53,22 +53,6 @@ impl<E: Evaluator + ?Sized> Evaluator for &mut E {
     }
 }
 
-impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
-    fn input_len(&self) -> usize {
-        (**self).input_len()
-    }
-    fn policy_len(&self) -> usize {
-        (**self).policy_len()
-    }
-    fn evaluate(
-        &mut self,
-        inputs: &[f32],
-        batch: usize,
-    ) -> Result<Vec<Evaluation>, EvaluatorError> {
-        (**self).evaluate(inputs, batch)
-    }
-}
-
 /// Uniform policy and an even WDL: the network-free baseline and the test double.
 #[derive(Clone, Debug)]
 pub struct UniformEvaluator {
