@@ -170,6 +170,10 @@ fn any_shard(run: &Path) -> PathBuf {
         .expect("a shard with a training target")
 }
 
+fn state(run: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap()
+}
+
 fn no_temporaries(dir: &Path) {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -271,12 +275,21 @@ fn damaged_files_are_named_and_never_used() {
         b"damaged",
     )
     .unwrap();
+    // And a damaged newest model: self-play names it and plays the one before.
+    let gen = state(&run)["generation"].as_u64().unwrap();
+    let model = run.join(format!("models/{gen:06}.safetensors"));
+    std::fs::write(&model, b"damaged").unwrap();
     extend(&run, 4);
     let o = resume(&cfg, &runs);
     let out = text(&o);
     assert!(o.status.success(), "{out}");
     assert!(
         out.contains("damaged checkpoint") && out.contains(latest.trim()),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("network {gen} does not load"))
+            && out.contains(&format!("{gen:06}.safetensors")),
         "{out}"
     );
 

@@ -131,6 +131,15 @@ impl<'a> TrainLoop<'a> {
             seconds_before,
         };
         me.load_window()?;
+        // A damaged newest network would leave the workers on an older one (and a capped run
+        // waiting for games that never come): publish the trainer's weights in its place.
+        let newest = shared.get().generation;
+        if let Err(e) = run.evaluator(newest) {
+            reporter.log(&format!(
+                "network {newest} does not load ({e:#}); publishing the trainer's weights as the next network"
+            ));
+            me.publish()?;
+        }
         Ok(me)
     }
 

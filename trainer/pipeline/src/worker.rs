@@ -199,6 +199,9 @@ struct Thread<'a> {
     in_flight: HashMap<u64, u64>,
     error: Option<anyhow::Error>,
     idle: Duration,
+    reporter: &'a Reporter,
+    /// A published network that failed to load (reported once).
+    unloadable: Option<u64>,
 }
 
 impl Thread<'_> {
@@ -266,8 +269,18 @@ impl<'e> Control<'e> for Thread<'_> {
                 self.network = Some(best);
                 Some(Box::new(ev))
             }
-            // Retried at the next poll: a network being copied onto a shared disk, say.
-            Err(_) => None,
+            // Retried at the next poll (a network still being copied onto a shared disk, say);
+            // said once per network.
+            Err(e) => {
+                if self.unloadable != Some(best) {
+                    self.unloadable = Some(best);
+                    self.reporter.log(&format!(
+                        "self-play keeps network {:?}: network {best} does not load: {e:#}",
+                        self.network
+                    ));
+                }
+                None
+            }
         }
     }
 
@@ -351,20 +364,35 @@ fn play_thread(
         in_flight: HashMap::new(),
         error: None,
         idle: Duration::ZERO,
+        reporter,
+        unloadable: None,
     };
-    // The first network: wait for one that loads (a new run publishes generation 0 first).
+    // The first network: the published one, else the newest earlier one that loads (a damaged
+    // file is named in the log and self-play goes on; the trainer publishes the next one).
     let first = loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(());
         }
         match th.published() {
             Some((_, true)) => return Ok(()),
-            Some((best, false)) => match run.evaluator(best) {
-                Ok(ev) => break (best, ev),
-                Err(e) => {
-                    reporter.log(&format!("self-play: waiting for network {best}: {e:#}"));
+            Some((best, false)) => {
+                let mut found = None;
+                for g in (0..=best).rev() {
+                    match run.evaluator(g) {
+                        Ok(ev) => {
+                            found = Some((g, ev));
+                            break;
+                        }
+                        Err(e) => {
+                            reporter.log(&format!("self-play: network {g} does not load: {e:#}"))
+                        }
+                    }
                 }
-            },
+                if let Some(f) = found {
+                    th.unloadable = (f.0 != best).then_some(best);
+                    break f;
+                }
+            }
             None => {}
         }
         std::thread::sleep(POLL);
