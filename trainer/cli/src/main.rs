@@ -2,16 +2,17 @@
 
 mod arena;
 mod bench;
+mod benchreport;
 mod netcmd;
 mod play;
+mod rulescmd;
 mod usi;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
-use rules::{perft, perft_divide, Position, Variant};
+use rules::Variant;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Self-play reinforcement-learning trainer for shogi variants.
 #[derive(Parser)]
@@ -161,71 +162,6 @@ pub(crate) fn load_variant(name: &str) -> Result<Arc<Variant>> {
     ::arena::load_variant(name)
 }
 
-fn run_perft(
-    variant: &str,
-    sfen: Option<&str>,
-    moves: &str,
-    depth: u32,
-    divide: bool,
-) -> Result<()> {
-    let v = load_variant(variant)?;
-    let mut pos = match sfen {
-        Some(s) => Position::from_sfen_composed(&v, s)?,
-        None => Position::start(v),
-    };
-    pos.play_usi(moves)?;
-    let t = Instant::now();
-    let nodes = if divide {
-        let mut total = 0;
-        for (mv, n) in perft_divide(&mut pos, depth) {
-            println!("{mv} {n}");
-            total += n;
-        }
-        total
-    } else {
-        perft(&mut pos, depth)
-    };
-    let secs = t.elapsed().as_secs_f64();
-    eprintln!(
-        "time {:.3}s, {:.0} leaves/s",
-        secs,
-        nodes as f64 / secs.max(1e-9)
-    );
-    println!("nodes {nodes}");
-    Ok(())
-}
-
-fn run_check(paths: &[PathBuf], verbose: bool) -> Result<()> {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from("configs")]
-    } else {
-        paths.to_vec()
-    };
-    let files = pipeline::check::collect_tomls(&paths)?;
-    let mut bad = 0;
-    for f in &files {
-        match pipeline::check::check_file(f) {
-            Ok(c) => {
-                if verbose {
-                    if let Some(d) = &c.details {
-                        println!("{d}");
-                    }
-                }
-                println!("ok    {}  ({})", f.display(), c.summary);
-            }
-            Err(e) => {
-                bad += 1;
-                println!("error {e:#}");
-            }
-        }
-    }
-    if bad > 0 {
-        bail!("{bad} of {} config files have errors", files.len());
-    }
-    println!("{} config files checked, all valid", files.len());
-    Ok(())
-}
-
 fn main() {
     // A closed reader ends the process quietly instead of a "Broken pipe" panic.
     sigpipe::reset();
@@ -237,14 +173,14 @@ fn main() {
             moves,
             depth,
             divide,
-        } => run_perft(&variant, sfen.as_deref(), &moves, depth, divide),
+        } => rulescmd::run_perft(&variant, sfen.as_deref(), &moves, depth, divide),
         Command::Check {
             paths,
             verbose,
             explain,
         } => match explain {
             Some(v) => load_variant(&v).map(|v| print!("{}", selfplay::Encoder::new(v).explain())),
-            None => run_check(&paths, verbose),
+            None => rulescmd::run_check(&paths, verbose),
         },
         Command::Run {
             config,
