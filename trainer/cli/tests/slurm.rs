@@ -94,6 +94,40 @@ fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
     }
 }
 
+/// Shards stored by the worker process of a Slurm array task (its heartbeat names its threads).
+fn shards_of_task(run: &Path, task: &str) -> usize {
+    let Ok(rd) = std::fs::read_dir(run.join("workers")) else {
+        return 0;
+    };
+    let ids: Vec<String> = rd
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .filter_map(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .filter(|h| h["slurm"] == task)
+        .flat_map(|h| {
+            h["thread_ids"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|i| i.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_else(Vec::new)
+        })
+        .collect();
+    let Ok(gens) = std::fs::read_dir(run.join("samples")) else {
+        return 0;
+    };
+    gens.flatten()
+        .filter_map(|g| std::fs::read_dir(g.path()).ok())
+        .flat_map(|rd| rd.flatten())
+        .filter(|f| {
+            let n = f.file_name().to_string_lossy().into_owned();
+            ids.iter().any(|id| n.starts_with(id.as_str()))
+        })
+        .count()
+}
+
 fn state(run: &Path) -> serde_json::Value {
     std::fs::read_to_string(run.join("state.json"))
         .ok()
@@ -132,7 +166,7 @@ variant = "minishogi"
 model = "b2c16"
 seed = 3
 device = "cpu"
-generations = 3
+generations = 4
 games_per_generation = {CAP}
 steps_per_generation = 20
 min_samples = 50
@@ -182,11 +216,16 @@ games = 0
     let (trainer_job, array_job) = (id("trainer job: "), id("worker array: "));
     let run = runs.join("slurmtest");
 
-    // Generation 1 is published; cancel task 1 while generation 1's games are being played.
-    wait_until("generation 1", Duration::from_secs(600), || {
-        state(&run)["generation"].as_u64().unwrap_or(0) >= 1
-    });
+    // Task 1 has stored games of its own; cancel it while the run goes on.
     let task = format!("{array_job}_1");
+    wait_until("games of task 1", Duration::from_secs(600), || {
+        shards_of_task(&run, &task) > 0
+    });
+    assert_ne!(
+        state(&run)["complete"],
+        true,
+        "the run ended before the cancel"
+    );
     cluster.out("scancel", &[&task]);
     wait_until(
         "the cancelled task to end",
@@ -198,7 +237,7 @@ games = 0
         !cluster.queued(&trainer_job)
     });
     let s = state(&run);
-    assert_eq!(s["generation"], 3, "{s}");
+    assert_eq!(s["generation"], 4, "{s}");
     assert_eq!(s["complete"], true, "{s}");
     wait_until("the workers to stop", Duration::from_secs(120), || {
         !cluster.queued(&array_job)
@@ -232,7 +271,7 @@ games = 0
         );
     }
     assert!(seqs.len() >= 3, "shards of {} workers", seqs.len());
-    for gen in 0..3u64 {
+    for gen in 0..4u64 {
         let n = per_gen.get(&gen).copied().unwrap_or(0);
         assert!(
             (CAP..=CAP + 3 * 4).contains(&n),

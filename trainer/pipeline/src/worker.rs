@@ -34,6 +34,8 @@ pub struct WorkerStats {
     pub cpu_seconds: Mutex<f64>,
     /// Seconds threads spent waiting (capped runs, or no network yet).
     pub idle_seconds: Mutex<f64>,
+    /// The ids of the threads (they name the shards).
+    pub thread_ids: Mutex<Vec<u64>>,
 }
 
 impl WorkerStats {
@@ -120,6 +122,9 @@ pub struct Heartbeat {
     /// Slurm job and task ids, when run under Slurm.
     #[serde(default)]
     pub slurm: Option<String>,
+    /// The ids of its threads, which name its shards.
+    #[serde(default)]
+    pub thread_ids: Vec<String>,
 }
 
 /// Seconds since the Unix epoch.
@@ -153,9 +158,17 @@ fn heartbeats(run: &Run, worker: u64, threads: usize, stats: &WorkerStats, done:
     let dir = run.dir.join("workers");
     let path = dir.join(format!("{worker:016x}.json"));
     let mut last = Instant::now() - HEARTBEAT_EVERY;
+    let mut written_ids = 0;
     loop {
         let stopped = done.load(Ordering::SeqCst);
-        if stopped || last.elapsed() >= HEARTBEAT_EVERY {
+        let ids: Vec<String> = stats
+            .thread_ids
+            .lock()
+            .map(|v| v.iter().map(|i| format!("{i:016x}")).collect())
+            .unwrap_or_default();
+        // Also at once when a thread starts, so that its shards can be told apart early.
+        if stopped || last.elapsed() >= HEARTBEAT_EVERY || ids.len() != written_ids {
+            written_ids = ids.len();
             last = Instant::now();
             let now = now_seconds();
             let hb = Heartbeat {
@@ -170,6 +183,7 @@ fn heartbeats(run: &Run, worker: u64, threads: usize, stats: &WorkerStats, done:
                 started,
                 stopped,
                 slurm: slurm.clone(),
+                thread_ids: ids,
             };
             // A heartbeat is best effort: a failing disk stops the players, not this.
             if let Ok(bytes) = serde_json::to_vec_pretty(&hb) {
@@ -340,6 +354,9 @@ fn play_thread(
     bar: Option<&ProgressBar>,
 ) -> Result<()> {
     let worker: u64 = rand::random();
+    if let Ok(mut ids) = stats.thread_ids.lock() {
+        ids.push(worker);
+    }
     if let Ok(mut t) = stats.threads.lock() {
         if t.len() <= slot {
             t.resize(slot + 1, PlayStats::default());
