@@ -162,6 +162,12 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
         sp?;
         Ok((tr?, ev?))
     })?;
+    // Every role has stopped: the totals count every stored game, the last ones included.
+    let stored = store::list(&run.dir)?;
+    shared.update(|s| {
+        s.total_games = stored.iter().map(|x| x.games).sum();
+        s.total_samples = stored.iter().map(|x| x.samples).sum();
+    })?;
     moves_bar.finish_and_clear();
     train_bar.finish_and_clear();
     eval_bar.finish_and_clear();
