@@ -235,10 +235,12 @@ impl<'a> TrainLoop<'a> {
             return Ok(by_ratio);
         }
         let end = self.last_publish_step + cfg.steps_per_generation;
-        if store::games_in(&self.run.dir, best)? >= cap {
+        let limited = by_ratio.min(end - 1);
+        // The listing is needed only when the ratio or the generation's end holds the step back.
+        if self.t.step >= limited && store::games_in(&self.run.dir, best)? >= cap {
             return Ok(end);
         }
-        Ok(by_ratio.min(end - 1))
+        Ok(limited)
     }
 
     /// Whether a step may be taken now.
