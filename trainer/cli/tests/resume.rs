@@ -2,9 +2,12 @@
 //! finished game, and training continues from its checkpoint. The run is capped at 24 games
 //! per network (a synchronous run), so the counts are known up to the games in flight.
 
+mod common;
+use common::wait_until;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const CONFIG: &str = r#"
 name = "killtest"
@@ -46,14 +49,6 @@ fn start(dir: &Path, config: &Path) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .expect("start trainer run")
-}
-
-fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !f() {
-        assert!(t.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 fn shards(dir: &Path) -> Vec<PathBuf> {

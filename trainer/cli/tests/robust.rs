@@ -4,6 +4,9 @@
 //! run directory and a full disk end the process promptly with the path and the OS reason and
 //! leave no temporary file.
 
+mod common;
+use common::state;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -168,10 +171,6 @@ fn any_shard(run: &Path) -> PathBuf {
                 .any(|t| !t.is_null())
         })
         .expect("a shard with a training target")
-}
-
-fn state(run: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap()
 }
 
 fn no_temporaries(dir: &Path) {

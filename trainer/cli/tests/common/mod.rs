@@ -1,0 +1,36 @@
+//! Helpers shared by the integration tests that drive `trainer` processes on run directories.
+// Each test file uses the helpers it needs.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Child, ExitStatus};
+use std::time::{Duration, Instant};
+
+/// Polls `f` until it holds; fails the test after `timeout`.
+pub fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !f() {
+        assert!(t.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits for `c` to exit; kills it and fails the test after `timeout`.
+pub fn wait_exit(c: &mut Child, timeout: Duration, what: &str) -> ExitStatus {
+    let t = Instant::now();
+    loop {
+        if let Some(s) = c.try_wait().unwrap() {
+            return s;
+        }
+        if t.elapsed() > timeout {
+            let _ = c.kill();
+            panic!("{what} did not exit within {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The run's state.json (it must be there and valid).
+pub fn state(run: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap()
+}
