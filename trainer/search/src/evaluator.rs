@@ -1,9 +1,15 @@
 //! The `Evaluator` trait: a batch of encoded positions in, policy logits and WDL out.
+//!
+//! The search asks through a [`Request`]: reused buffers holding the encoded positions and,
+//! per position, the policy entries it needs (its legal moves), so that an evaluator copies back
+//! only those logits. [`Evaluator::submit`] may answer later (an inference server on another
+//! thread), which lets a search thread prepare its next batch meanwhile.
 
+use std::sync::mpsc;
 use thiserror::Error;
 
 /// An evaluator failed (device error, shape mismatch...).
-#[derive(Debug, Error)]
+#[derive(Clone, Debug, Error)]
 #[error("evaluator: {0}")]
 pub struct EvaluatorError(pub String);
 
@@ -23,6 +29,126 @@ impl Evaluation {
     }
 }
 
+/// A batch of positions to evaluate and, after evaluation, the answers; the buffers are kept
+/// and reused from batch to batch.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// Encoded positions back to back (`len() * input_len` floats).
+    pub inputs: Vec<f32>,
+    /// The policy indices wanted, the positions' lists back to back.
+    pub moves: Vec<u32>,
+    /// Per position, the end of its list in `moves`.
+    pub ends: Vec<u32>,
+    /// Answer: one logit per entry of `moves`.
+    pub logits: Vec<f32>,
+    /// Answer: win, draw, loss probabilities per position.
+    pub wdl: Vec<[f32; 3]>,
+}
+
+impl Request {
+    /// Positions in the batch.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether the batch is empty.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Empties the batch, keeping the buffers.
+    pub fn clear(&mut self) {
+        self.inputs.clear();
+        self.moves.clear();
+        self.ends.clear();
+        self.logits.clear();
+        self.wdl.clear();
+    }
+
+    /// Adds a position: returns its zeroed input slot of `input_len` floats; its wanted policy
+    /// indices are then pushed on `moves`, and [`Request::end_position`] closes it.
+    pub fn add_position(&mut self, input_len: usize) -> &mut [f32] {
+        let off = self.inputs.len();
+        self.inputs.resize(off + input_len, 0.0);
+        &mut self.inputs[off..]
+    }
+
+    /// Closes the position added last.
+    pub fn end_position(&mut self) {
+        self.ends.push(self.moves.len() as u32);
+    }
+
+    /// The range in `moves` (and `logits`) of position `i`.
+    pub fn range(&self, i: usize) -> std::ops::Range<usize> {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        start..self.ends[i] as usize
+    }
+
+    /// Appends the positions of `other` (not its answers).
+    pub fn append(&mut self, other: &Request) {
+        let base = self.moves.len() as u32;
+        self.inputs.extend_from_slice(&other.inputs);
+        self.moves.extend_from_slice(&other.moves);
+        self.ends.extend(other.ends.iter().map(|e| e + base));
+    }
+
+    /// Checks the buffers' sizes against the evaluator's (an error names what is wrong).
+    pub fn check(&self, input_len: usize, policy_len: usize) -> Result<(), EvaluatorError> {
+        if self.inputs.len() != self.len() * input_len {
+            return Err(EvaluatorError(format!(
+                "expected {} floats for {} positions, got {}",
+                self.len() * input_len,
+                self.len(),
+                self.inputs.len()
+            )));
+        }
+        if self.ends.last().map_or(0, |&e| e as usize) != self.moves.len()
+            || self.ends.windows(2).any(|w| w[0] > w[1])
+        {
+            return Err(EvaluatorError("request: move lists out of order".into()));
+        }
+        if let Some(&m) = self.moves.iter().find(|&&m| m as usize >= policy_len) {
+            return Err(EvaluatorError(format!(
+                "request: policy index {m} out of range (policy length {policy_len})"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Fills the answers from whole-policy evaluations (the generic path).
+    pub fn answer_from(&mut self, out: &[Evaluation]) {
+        self.logits.clear();
+        self.wdl.clear();
+        for (i, e) in out.iter().enumerate() {
+            let r = self.range(i);
+            self.logits
+                .extend(self.moves[r].iter().map(|&m| e.policy_logits[m as usize]));
+            self.wdl.push(e.wdl);
+        }
+    }
+}
+
+/// A submitted request: answered already, or on its way from another thread.
+#[derive(Debug)]
+pub enum Ticket {
+    /// Answered during `submit`.
+    Ready(Request),
+    /// Answered by another thread through this channel.
+    Pending(mpsc::Receiver<Result<Request, EvaluatorError>>),
+}
+
+impl Ticket {
+    /// Waits for the answer.
+    pub fn wait(self) -> Result<Request, EvaluatorError> {
+        match self {
+            Ticket::Ready(r) => Ok(r),
+            Ticket::Pending(rx) => rx
+                .recv()
+                .map_err(|_| EvaluatorError("the inference server stopped".into()))?,
+        }
+    }
+}
+
 /// Scores batches of encoded positions.
 ///
 /// `inputs` holds `batch` positions back to back, each `input_len()` floats laid out as
@@ -35,6 +161,23 @@ pub trait Evaluator {
     /// Evaluates `batch` positions.
     fn evaluate(&mut self, inputs: &[f32], batch: usize)
         -> Result<Vec<Evaluation>, EvaluatorError>;
+
+    /// Answers `r` in place: the logits of its wanted moves and the WDL of each position.
+    /// The default evaluates whole policies and picks the entries; a network overrides it to
+    /// copy back only those.
+    fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
+        r.check(self.input_len(), self.policy_len())?;
+        let out = self.evaluate(&r.inputs, r.len())?;
+        r.answer_from(&out);
+        Ok(())
+    }
+
+    /// Starts evaluating `r`; the answer comes with [`Ticket::wait`]. The default answers at
+    /// once; an inference server's client answers later, so the caller can work meanwhile.
+    fn submit(&mut self, mut r: Request) -> Result<Ticket, EvaluatorError> {
+        self.evaluate_request(&mut r)?;
+        Ok(Ticket::Ready(r))
+    }
 }
 
 impl<E: Evaluator + ?Sized> Evaluator for &mut E {
@@ -50,6 +193,34 @@ impl<E: Evaluator + ?Sized> Evaluator for &mut E {
         batch: usize,
     ) -> Result<Vec<Evaluation>, EvaluatorError> {
         (**self).evaluate(inputs, batch)
+    }
+    fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
+        (**self).evaluate_request(r)
+    }
+    fn submit(&mut self, r: Request) -> Result<Ticket, EvaluatorError> {
+        (**self).submit(r)
+    }
+}
+
+impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
+    fn input_len(&self) -> usize {
+        (**self).input_len()
+    }
+    fn policy_len(&self) -> usize {
+        (**self).policy_len()
+    }
+    fn evaluate(
+        &mut self,
+        inputs: &[f32],
+        batch: usize,
+    ) -> Result<Vec<Evaluation>, EvaluatorError> {
+        (**self).evaluate(inputs, batch)
+    }
+    fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
+        (**self).evaluate_request(r)
+    }
+    fn submit(&mut self, r: Request) -> Result<Ticket, EvaluatorError> {
+        (**self).submit(r)
     }
 }
 
@@ -90,6 +261,15 @@ impl Evaluator for UniformEvaluator {
             })
             .collect())
     }
+
+    fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
+        r.check(self.input_len, self.policy_len)?;
+        r.logits.clear();
+        r.logits.resize(r.moves.len(), 0.0);
+        r.wdl.clear();
+        r.wdl.resize(r.len(), [1.0 / 3.0; 3]);
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -107,5 +287,59 @@ mod tests {
         assert_eq!(out[0].policy_logits.len(), 7);
         assert!(out[0].value().abs() < 1e-6);
         assert!(e.evaluate(&[0.0; 7], 2).is_err());
+    }
+
+    /// A fake network whose logit for index m of a position is m plus its first input.
+    struct Indexed;
+    impl Evaluator for Indexed {
+        fn input_len(&self) -> usize {
+            2
+        }
+        fn policy_len(&self) -> usize {
+            10
+        }
+        fn evaluate(&mut self, x: &[f32], n: usize) -> Result<Vec<Evaluation>, EvaluatorError> {
+            Ok((0..n)
+                .map(|i| Evaluation {
+                    policy_logits: (0..10).map(|m| m as f32 + x[2 * i]).collect(),
+                    wdl: [x[2 * i + 1], 0.0, 1.0 - x[2 * i + 1]],
+                })
+                .collect())
+        }
+    }
+
+    fn request(positions: &[(f32, &[u32])]) -> Request {
+        let mut r = Request::default();
+        for &(x, moves) in positions {
+            r.add_position(2).copy_from_slice(&[x, 0.25]);
+            r.moves.extend_from_slice(moves);
+            r.end_position();
+        }
+        r
+    }
+
+    #[test]
+    fn requests_get_the_wanted_logits_only() {
+        let mut r = request(&[(100.0, &[3, 7]), (200.0, &[]), (300.0, &[0, 9, 1])]);
+        let mut e = Indexed;
+        let r2 = e.submit(r.clone()).unwrap().wait().unwrap();
+        assert_eq!(r2.logits, vec![103.0, 107.0, 300.0, 309.0, 301.0]);
+        assert_eq!(r2.wdl.len(), 3);
+        assert_eq!(r2.range(1), 2..2);
+        assert_eq!(r2.wdl[0], [0.25, 0.0, 0.75]);
+        // Appending keeps each position's own list.
+        let mut a = request(&[(1.0, &[2])]);
+        a.append(&r);
+        e.evaluate_request(&mut a).unwrap();
+        assert_eq!(a.logits, vec![3.0, 103.0, 107.0, 300.0, 309.0, 301.0]);
+        // Bad requests are refused with a reason, never a panic.
+        r.moves[0] = 10;
+        assert!(e.evaluate_request(&mut r).unwrap_err().0.contains("out of range"));
+        let mut u = UniformEvaluator {
+            input_len: 2,
+            policy_len: 10,
+        };
+        r.inputs.pop();
+        assert!(u.evaluate_request(&mut r).is_err());
     }
 }

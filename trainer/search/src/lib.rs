@@ -13,5 +13,5 @@ mod rng;
 mod tree;
 
 pub use config::{Algorithm, SearchConfig};
-pub use evaluator::{Evaluation, Evaluator, EvaluatorError, UniformEvaluator};
+pub use evaluator::{Evaluation, Evaluator, EvaluatorError, Request, Ticket, UniformEvaluator};
 pub use mcts::{sample_move, Search, SearchResult};

@@ -5,7 +5,9 @@
 use crate::encoding::Encoder;
 use crate::samples::{GameRecord, MoveTarget};
 use rules::{Color, Move, Position};
-use search::{sample_move, Algorithm, Evaluator, EvaluatorError, Search, SearchConfig};
+use search::{
+    sample_move, Algorithm, Evaluator, EvaluatorError, Request, Search, SearchConfig, Ticket,
+};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
@@ -13,10 +15,24 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SelfPlayConfig {
-    /// Games played in lockstep per thread (= the network batch size).
+    /// Games played in lockstep per group (one batch per group and turn).
     pub parallel_games: usize,
-    /// Self-play threads, each with its own network copy and games.
+    /// Groups of games per search thread, taking turns: with an inference server, 2 or more
+    /// let a thread prepare one group's batch while another is evaluated (0: 2 with a server,
+    /// 1 without).
+    pub pipeline: usize,
+    /// Search threads (0: the machine's cores).
     pub threads: usize,
+    /// `inline`: each search thread runs its own copy of the network (best on CPU, where the
+    /// network shares the cores); `server`: the threads send their batches to one inference
+    /// queue per device, which forms large batches (best on a GPU); `auto`: a server on CUDA,
+    /// inline on CPU.
+    pub inference: Inference,
+    /// A server's largest batch in positions (0: every thread's group at once, that is
+    /// threads x parallel_games).
+    pub max_batch: usize,
+    /// Inference precision on CUDA (`auto`, `f32`, `f16`, `bf16`); CPU inference is f32.
+    pub precision: Precision,
     /// PUCT only: plies played by sampling the visit distribution (Gumbel explores by its noise).
     pub temperature_plies: u32,
     /// PUCT only: the sampling temperature.
@@ -41,7 +57,11 @@ impl Default for SelfPlayConfig {
     fn default() -> Self {
         SelfPlayConfig {
             parallel_games: 64,
-            threads: 1,
+            pipeline: 0,
+            threads: 0,
+            inference: Inference::Auto,
+            max_batch: 0,
+            precision: Precision::Auto,
             temperature_plies: 20,
             temperature: 1.0,
             full_simulations: 64,
@@ -61,8 +81,14 @@ impl SelfPlayConfig {
         if self.parallel_games == 0 || self.parallel_games > 4096 {
             return Err("selfplay.parallel_games: must be 1 to 4096".into());
         }
-        if self.threads == 0 || self.threads > 256 {
-            return Err("selfplay.threads: must be 1 to 256".into());
+        if self.threads > 1024 {
+            return Err("selfplay.threads: must be 0 (the machine's cores) to 1024".into());
+        }
+        if self.pipeline > 16 {
+            return Err("selfplay.pipeline: must be 0 (auto) to 16".into());
+        }
+        if self.max_batch > 65536 {
+            return Err("selfplay.max_batch: must be 0 (auto) to 65536".into());
         }
         if self.full_simulations == 0 {
             return Err("selfplay.full_simulations: must be at least 1".into());
@@ -83,6 +109,72 @@ impl SelfPlayConfig {
             return Err("selfplay.temperature: must be at least 0".into());
         }
         Ok(())
+    }
+}
+
+/// Where self-play's network runs (see [`SelfPlayConfig::inference`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Inference {
+    /// A server on CUDA, inline on CPU.
+    #[default]
+    Auto,
+    /// Each search thread evaluates its own batches with its own network copy.
+    Inline,
+    /// One inference queue per device, shared by the search threads.
+    Server,
+}
+
+/// Floating-point format of inference on CUDA.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// bf16 on CUDA, f32 on CPU.
+    #[default]
+    Auto,
+    /// 32-bit floats.
+    F32,
+    /// IEEE half precision.
+    F16,
+    /// bfloat16.
+    Bf16,
+}
+
+impl SelfPlayConfig {
+    /// Search threads: `threads`, or the machine's cores when 0.
+    pub fn search_threads(&self) -> usize {
+        if self.threads > 0 {
+            self.threads
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        }
+    }
+
+    /// Whether an inference server is used on a device of this kind.
+    pub fn uses_server(&self, cuda: bool) -> bool {
+        match self.inference {
+            Inference::Auto => cuda,
+            Inference::Inline => false,
+            Inference::Server => true,
+        }
+    }
+
+    /// Groups per search thread (`pipeline`, or its automatic value).
+    pub fn groups(&self, server: bool) -> usize {
+        match self.pipeline {
+            0 if server => 2,
+            0 => 1,
+            n => n,
+        }
+    }
+
+    /// A server's largest batch (`max_batch`, or every thread's group at once).
+    pub fn server_batch(&self) -> usize {
+        if self.max_batch > 0 {
+            self.max_batch
+        } else {
+            self.search_threads() * self.parallel_games.max(1)
+        }
     }
 }
 
@@ -335,12 +427,14 @@ pub fn run_games<'e>(
         evaluators.into_iter().map(Some).collect();
     // Self-play: the slot of the newest network.
     let mut current = 0usize;
-    let mut slots: Vec<Option<Game>> = (0..parallel).map(|_| None).collect();
+    let mut groups: Vec<Group> = (0..cfg.pipeline.max(1))
+        .map(|_| Group {
+            slots: (0..parallel).map(|_| None).collect(),
+            ..Group::default()
+        })
+        .collect();
     let algorithms: Vec<Algorithm> = searches.iter().map(|s| s.algorithm).collect();
     let il = encoder.input_len();
-    let mut inputs: Vec<Vec<f32>> = Vec::new();
-    let mut pending: Vec<Vec<usize>> = Vec::new();
-    let mut logits: Vec<f32> = Vec::new();
     let mut eval_time = Duration::ZERO;
     let begin = |g: &mut Game, current: usize, rng: &mut Rng| {
         let who = active(g, mode);
@@ -350,7 +444,30 @@ pub fn run_games<'e>(
         };
         start_search(g, cfg, mode, &budgets, rng);
     };
-    loop {
+    // Groups take turns: a group's answers are applied, its games advanced to their next
+    // leaves and its batches submitted; with an evaluator that answers later, the next group is
+    // prepared while this one is evaluated.
+    let mut turn = 0usize;
+    let mut quiet_turns = 0usize;
+    'outer: loop {
+        let n_groups = groups.len();
+        let group = &mut groups[turn % n_groups];
+        turn += 1;
+        for ev in 0..group.tickets.len() {
+            let Some(ticket) = group.tickets[ev].take() else {
+                continue;
+            };
+            let t = Instant::now();
+            let r = ticket.wait()?;
+            eval_time += t.elapsed();
+            for (k, &si) in group.pending[ev].iter().enumerate() {
+                let game = group.slots[si].as_mut().expect("pending game");
+                let who = active(game, mode);
+                game.searches[who].expand(&r.logits[r.range(k)], r.wdl[k]);
+            }
+            group.pending[ev].clear();
+            group.requests[ev] = r;
+        }
         if control.stop() {
             break;
         }
@@ -360,7 +477,11 @@ pub fn run_games<'e>(
                 current = evaluators.len() - 1;
             }
         }
-        for slot in slots.iter_mut().filter(|s| s.is_none()) {
+        let n_ev = evaluators.len();
+        group.requests.resize_with(n_ev, Request::default);
+        group.pending.resize_with(n_ev, Vec::new);
+        group.tickets.resize_with(n_ev, || None);
+        for slot in group.slots.iter_mut().filter(|s| s.is_none()) {
             match control.start_game() {
                 Some(tag) => {
                     let mut g = new_game(&mut rng, &mut started, tag);
@@ -370,16 +491,10 @@ pub fn run_games<'e>(
                 None => break,
             }
         }
-        inputs.resize(evaluators.len(), Vec::new());
-        pending.resize(evaluators.len(), Vec::new());
-        for v in inputs.iter_mut() {
-            v.clear();
+        for r in group.requests.iter_mut() {
+            r.clear();
         }
-        for p in pending.iter_mut() {
-            p.clear();
-        }
-        let mut stopped = false;
-        for (si, slot) in slots.iter_mut().enumerate() {
+        for (si, slot) in group.slots.iter_mut().enumerate() {
             while let Some(game) = slot.as_mut() {
                 let who = active(game, mode);
                 if game.searches[who].finished() {
@@ -395,9 +510,8 @@ pub fn run_games<'e>(
                     ) {
                         let (index, tag) = (game.index, game.tag);
                         *slot = None;
-                        stopped |= !control.game_over(index, tag, done, &stats);
-                        if stopped {
-                            break;
+                        if !control.game_over(index, tag, done, &stats) {
+                            break 'outer;
                         }
                         if let Some(tag) = control.start_game() {
                             *slot = Some(new_game(&mut rng, &mut started, tag));
@@ -413,56 +527,50 @@ pub fn run_games<'e>(
                 let ev = game.ev;
                 let s = &mut game.searches[who];
                 if s.select() {
-                    let buf = &mut inputs[ev];
-                    let off = buf.len();
-                    buf.resize(off + il, 0.0);
-                    encoder.encode(s.leaf_position(), &mut buf[off..]);
-                    pending[ev].push(si);
+                    let r = &mut group.requests[ev];
+                    encoder.encode(s.leaf_position(), r.add_position(il));
+                    let leaf = s.leaf_position();
+                    for &mv in s.leaf_moves() {
+                        r.moves.push(encoder.move_to_index(leaf, mv) as u32);
+                    }
+                    r.end_position();
+                    group.pending[ev].push(si);
                     break;
                 }
             }
-            if stopped {
-                break;
+        }
+        let mut submitted = false;
+        for ev in 0..n_ev {
+            if group.pending[ev].is_empty() {
+                continue;
             }
+            let r = std::mem::take(&mut group.requests[ev]);
+            stats.evals += r.len() as u64;
+            stats.batches += 1;
+            let t = Instant::now();
+            let evaluator = evaluators[ev]
+                .as_mut()
+                .expect("evaluator of a pending leaf");
+            group.tickets[ev] = Some(evaluator.submit(r)?);
+            eval_time += t.elapsed();
+            submitted = true;
         }
-        if stopped {
-            break;
-        }
-        if pending.iter().all(|p| p.is_empty()) {
+        // Idle once every group has had a turn without anything to evaluate.
+        quiet_turns = if submitted { 0 } else { quiet_turns + 1 };
+        if quiet_turns >= n_groups {
+            quiet_turns = 0;
             if control.idle() {
                 continue;
             }
             break;
         }
-        for ev in 0..evaluators.len() {
-            if pending[ev].is_empty() {
-                continue;
-            }
-            let n = pending[ev].len();
-            let t = Instant::now();
-            let evaluator = evaluators[ev]
-                .as_mut()
-                .expect("evaluator of a pending leaf");
-            let out = evaluator.evaluate(&inputs[ev], n)?;
-            eval_time += t.elapsed();
-            stats.evals += n as u64;
-            stats.batches += 1;
-            for (k, &si) in pending[ev].iter().enumerate() {
-                let game = slots[si].as_mut().expect("pending game");
-                let who = active(game, mode);
-                let s = &mut game.searches[who];
-                logits.clear();
-                let leaf = s.leaf_position();
-                for &mv in s.leaf_moves() {
-                    logits.push(out[k].policy_logits[encoder.move_to_index(leaf, mv)]);
-                }
-                s.expand(&logits, out[k].wdl);
-            }
-        }
         // Networks no search uses any more are dropped.
         if mode == Mode::SelfPlay && evaluators.iter().filter(|e| e.is_some()).count() > 1 {
             for (i, e) in evaluators.iter_mut().enumerate() {
-                if i != current && e.is_some() && !slots.iter().flatten().any(|g| g.ev == i) {
+                let used = groups
+                    .iter()
+                    .any(|g| g.slots.iter().flatten().any(|game| game.ev == i));
+                if i != current && e.is_some() && !used {
                     *e = None;
                 }
             }
@@ -471,6 +579,18 @@ pub fn run_games<'e>(
     stats.eval_seconds = eval_time.as_secs_f64();
     stats.seconds = t0.elapsed().as_secs_f64();
     Ok(stats)
+}
+
+/// Games advanced together: one batch per evaluator per turn.
+#[derive(Default)]
+struct Group {
+    slots: Vec<Option<Game>>,
+    /// Per evaluator: the batch being filled (its buffers are reused).
+    requests: Vec<Request>,
+    /// Per evaluator: the slots whose leaves are in the batch, in order.
+    pending: Vec<Vec<usize>>,
+    /// Per evaluator: the batch submitted and not yet applied.
+    tickets: Vec<Option<Ticket>>,
 }
 
 /// Index of the search to use now.

@@ -6,11 +6,17 @@ pub mod elo;
 pub mod encoding;
 pub mod replay;
 pub mod samples;
+pub mod server;
+pub mod threads;
 
-pub use driver::{play_games, run_games, Control, Mode, PlayStats, SelfPlayConfig};
+pub use driver::{
+    play_games, run_games, Control, Inference, Mode, PlayStats, Precision, SelfPlayConfig,
+};
 pub use elo::{elo_estimate, EloEstimate};
 pub use encoding::{Encoder, EncodingSpec};
 pub use replay::ReplayWindow;
+pub use server::{InferenceServer, ServerEvaluator, SimulatedDevice};
+pub use threads::{play_parallel, Limit};
 pub use samples::{
     list_shards, read_shard, write_shard, GameRecord, MoveTarget, SampleError, ShardHeader,
 };
