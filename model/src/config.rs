@@ -176,7 +176,8 @@ pub struct TrainConfig {
     pub grad_clip: f64,
     /// Weight of the value loss.
     pub value_loss_weight: f64,
-    /// Mixed precision (fp16 autocast with loss scaling) on CUDA; ignored on CPU.
+    /// Mixed precision on CUDA: convolutions and linear layers in bf16 over f32 weights,
+    /// batch norms and losses in f32, with loss scaling; ignored on CPU.
     pub mixed_precision: bool,
     /// Samples per training step.
     pub batch_size: usize,

@@ -1,7 +1,13 @@
 //! The network as a search `Evaluator`: batched, no_grad, eval mode, CPU or CUDA.
+//!
+//! Inference runs the folded network ([`InferenceNet`]: batch norms folded into the
+//! convolutions) in the chosen precision. On CUDA the inputs go through a pinned staging
+//! buffer with an asynchronous copy, and only what the search asks for comes back: the logits
+//! of its legal moves and the WDL, in one small transfer.
 
-use crate::net::{NetShape, Network};
-use search::{Evaluation, Evaluator, EvaluatorError};
+use crate::net::{InferenceNet, NetShape, Network};
+use search::{Evaluation, Evaluator, EvaluatorError, Request};
+use selfplay::Precision;
 use tch::{nn::VarStore, Device, Kind, Tensor};
 
 /// A network ready for inference.
@@ -9,17 +15,59 @@ use tch::{nn::VarStore, Device, Kind, Tensor};
 pub struct NetEvaluator {
     /// Keeps the variables alive.
     pub vs: VarStore,
-    /// The network.
+    /// The network (training form; [`NetEvaluator::forward_raw`] runs it as the reference).
     pub net: Network,
     /// Where it runs.
     pub device: Device,
+    fast: InferenceNet,
+    /// CUDA: pinned host memory the inputs are staged in.
+    staging: Option<Tensor>,
+    indices: Vec<i64>,
+    answers: Vec<f32>,
+}
+
+/// The tensor kind of a precision on a device: f32 on CPU, bf16 for `auto` on CUDA.
+pub fn inference_kind(precision: Precision, device: Device) -> Kind {
+    match (precision, device.is_cuda()) {
+        (_, false) | (Precision::F32, true) => Kind::Float,
+        (Precision::Auto | Precision::Bf16, true) => Kind::BFloat16,
+        (Precision::F16, true) => Kind::Half,
+    }
 }
 
 impl NetEvaluator {
-    /// Wraps a loaded network.
+    /// Wraps a loaded network for f32 inference.
     pub fn new(vs: VarStore, net: Network) -> NetEvaluator {
+        NetEvaluator::with_precision(vs, net, Precision::F32)
+    }
+
+    /// Wraps a loaded network for inference in `precision` (see [`inference_kind`]).
+    pub fn with_precision(vs: VarStore, net: Network, precision: Precision) -> NetEvaluator {
         let device = vs.device();
-        NetEvaluator { vs, net, device }
+        if device.is_cuda() {
+            // Same shapes every call: let cuDNN pick its fastest algorithms once.
+            tch::Cuda::cudnn_set_benchmark(true);
+        }
+        let fast = net.fold(inference_kind(precision, device));
+        NetEvaluator {
+            vs,
+            net,
+            device,
+            fast,
+            staging: None,
+            indices: Vec::new(),
+            answers: Vec::new(),
+        }
+    }
+
+    /// Rebuilds the inference form after the weights in `vs` changed.
+    pub fn refold(&mut self) {
+        self.fast = self.net.fold(self.fast.kind);
+    }
+
+    /// The inference precision.
+    pub fn kind(&self) -> Kind {
+        self.fast.kind
     }
 
     /// Input/output sizes.
@@ -27,7 +75,8 @@ impl NetEvaluator {
         self.net.shape
     }
 
-    /// Raw forward: (policy logits, WDL probabilities) as flat vectors.
+    /// Raw forward of the training form in f32: (policy logits, WDL probabilities) as flat
+    /// vectors; the reference the fast path is checked against.
     pub fn forward_raw(&self, inputs: &[f32], batch: usize) -> (Vec<f32>, Vec<f32>) {
         let s = self.net.shape;
         tch::no_grad(|| {
@@ -53,6 +102,51 @@ impl NetEvaluator {
             )
         })
     }
+
+    /// The inputs of `r` as a tensor on the device, in the inference precision.
+    fn device_inputs(&mut self, r: &Request) -> Tensor {
+        let s = self.net.shape;
+        let dims = [
+            r.len() as i64,
+            s.planes as i64,
+            s.ranks as i64,
+            s.files as i64,
+        ];
+        let host = host_view(&r.inputs, &dims);
+        if !self.device.is_cuda() {
+            return host.to_kind(self.fast.kind);
+        }
+        let n = r.inputs.len() as i64;
+        let grow = self.staging.as_ref().is_none_or(|t| t.size()[0] < n);
+        if grow {
+            // Room for twice the batch, so that slowly growing batches do not re-pin each call.
+            self.staging =
+                Some(Tensor::empty([2 * n], (Kind::Float, Device::Cpu)).pin_memory(self.device));
+        }
+        let mut staged = self
+            .staging
+            .as_ref()
+            .expect("staging buffer")
+            .narrow(0, 0, n);
+        staged.copy_(&host.view([-1]));
+        staged
+            .view(dims)
+            .to_device_(self.device, self.fast.kind, true, false)
+    }
+}
+
+/// A view of `data` as a CPU tensor of shape `dims`, without copying.
+#[allow(unsafe_code)]
+fn host_view<T: tch::kind::Element>(data: &[T], dims: &[i64]) -> Tensor {
+    assert_eq!(
+        dims.iter().product::<i64>() as usize,
+        data.len(),
+        "host view of the wrong size"
+    );
+    // SAFETY: `data` is a live, initialised slice of `T` with exactly the elements `dims`
+    // describes (checked above); the view is only read, and every caller drops it (and any
+    // tensor aliasing it: copies and forward outputs do not) before `data` can change.
+    unsafe { Tensor::from_blob(data.as_ptr().cast(), dims, &[], T::KIND, Device::Cpu) }
 }
 
 impl Evaluator for NetEvaluator {
@@ -79,7 +173,34 @@ impl Evaluator for NetEvaluator {
         if batch == 0 {
             return Ok(Vec::new());
         }
-        let (p, v) = self.forward_raw(inputs, batch);
+        let x = host_view(inputs, &[batch as i64, self.input_len() as i64]);
+        let (p, v) = tch::no_grad(|| {
+            let x = x
+                .view([
+                    batch as i64,
+                    self.net.shape.planes as i64,
+                    self.net.shape.ranks as i64,
+                    self.net.shape.files as i64,
+                ])
+                .to_device(self.device)
+                .to_kind(self.fast.kind);
+            let (p, v) = self.fast.forward(&x);
+            let p = p
+                .to_kind(Kind::Float)
+                .to_device(Device::Cpu)
+                .contiguous()
+                .view([-1]);
+            let v = v
+                .to_kind(Kind::Float)
+                .softmax(-1, Kind::Float)
+                .to_device(Device::Cpu)
+                .contiguous()
+                .view([-1]);
+            (
+                Vec::<f32>::try_from(&p).expect("float tensor"),
+                Vec::<f32>::try_from(&v).expect("float tensor"),
+            )
+        });
         let pl = self.policy_len();
         Ok((0..batch)
             .map(|i| Evaluation {
@@ -87,6 +208,44 @@ impl Evaluator for NetEvaluator {
                 wdl: [v[i * 3], v[i * 3 + 1], v[i * 3 + 2]],
             })
             .collect())
+    }
+
+    /// The fast path: the whole batch in one forward pass, and back only the requested
+    /// logits and the WDL probabilities (gathered on the device, one transfer).
+    fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
+        r.check(self.input_len(), self.policy_len())?;
+        r.logits.clear();
+        r.wdl.clear();
+        if r.is_empty() {
+            return Ok(());
+        }
+        let pl = self.policy_len() as i64;
+        self.indices.clear();
+        for k in 0..r.len() {
+            let base = k as i64 * pl;
+            self.indices
+                .extend(r.moves[r.range(k)].iter().map(|&m| base + m as i64));
+        }
+        let nm = self.indices.len();
+        let n = r.len();
+        tch::no_grad(|| {
+            let x = self.device_inputs(r);
+            let (p, v) = self.fast.forward(&x);
+            let idx = host_view(&self.indices, &[nm as i64]).to_device(self.device);
+            let logits = p.view([-1]).index_select(0, &idx).to_kind(Kind::Float);
+            let wdl = v.to_kind(Kind::Float).softmax(-1, Kind::Float).view([-1]);
+            let both = Tensor::cat(&[logits, wdl], 0);
+            self.answers.resize(nm + 3 * n, 0.0);
+            both.f_copy_data(&mut self.answers, nm + 3 * n)
+                .map_err(|e| EvaluatorError(format!("copying the answers back: {e}")))
+        })?;
+        r.logits.extend_from_slice(&self.answers[..nm]);
+        r.wdl.extend(
+            self.answers[nm..]
+                .chunks_exact(3)
+                .map(|w| [w[0], w[1], w[2]]),
+        );
+        Ok(())
     }
 }
 

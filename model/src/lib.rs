@@ -20,9 +20,9 @@ pub use checkpoint::{
 };
 pub use config::{ModelConfig, OptimizerKind, Schedule, TrainConfig};
 pub use error::{ModelError, Result};
-pub use evaluator::{parse_device, NetEvaluator};
+pub use evaluator::{inference_kind, parse_device, NetEvaluator};
 pub use export::{export_onnx, export_torchscript, trace};
-pub use net::{NetShape, Network};
+pub use net::{InferenceNet, NetShape, Network};
 pub use optim::{decays, grad_norm, Optimizer};
 pub use tch;
 pub use train::{Batch, SplitMix, StepStats, Trainer};

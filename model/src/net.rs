@@ -7,7 +7,7 @@
 
 use crate::config::ModelConfig;
 use tch::nn::{self, Module, ModuleT};
-use tch::Tensor;
+use tch::{Kind, Tensor};
 
 /// Input and output sizes of a network, fixed by the variant's encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,15 +81,52 @@ impl Block {
         }
     }
 
-    fn forward_t(&self, x: &Tensor, train: bool) -> Tensor {
-        let mut h = x.apply(&self.conv1).apply_t(&self.bn1, train).relu();
+    fn forward_t(&self, x: &Tensor, train: bool, k: Option<Kind>) -> Tensor {
+        let mut h = bn_k(&conv_k(x, &self.conv1, k), &self.bn1, train, k).relu();
         if let Some(pool) = &self.pool {
             // Channel bias from the whole board: lets every square see global context.
-            let g = global_pool(&h).apply(pool);
+            let g = linear_k(&global_pool(&h), pool, k);
             h = &h + g.unsqueeze(-1).unsqueeze(-1);
         }
-        let h = h.apply(&self.conv2).apply_t(&self.bn2, train);
+        let h = bn_k(&conv_k(&h, &self.conv2, k), &self.bn2, train, k);
         (h + x).relu()
+    }
+}
+
+/// A convolution computed in `k` when given (weights cast on the fly, so gradients reach the
+/// f32 weights): mixed precision without libtorch's autocast.
+fn conv_k(x: &Tensor, c: &nn::Conv2D, k: Option<Kind>) -> Tensor {
+    match k {
+        None => x.apply(c),
+        Some(k) => {
+            let pad = c.ws.size()[2] / 2;
+            x.to_kind(k).conv2d(
+                &c.ws.to_kind(k),
+                c.bs.as_ref().map(|b| b.to_kind(k)),
+                [1, 1],
+                [pad, pad],
+                [1, 1],
+                1,
+            )
+        }
+    }
+}
+
+/// A batch norm, in f32 under mixed precision, its output back in `k`.
+fn bn_k(x: &Tensor, bn: &nn::BatchNorm, train: bool, k: Option<Kind>) -> Tensor {
+    match k {
+        None => x.apply_t(bn, train),
+        Some(k) => x.to_kind(Kind::Float).apply_t(bn, train).to_kind(k),
+    }
+}
+
+/// A linear layer computed in `k` when given.
+fn linear_k(x: &Tensor, l: &nn::Linear, k: Option<Kind>) -> Tensor {
+    match k {
+        None => x.apply(l),
+        Some(k) => x
+            .to_kind(k)
+            .linear(&l.ws.to_kind(k), l.bs.as_ref().map(|b| b.to_kind(k))),
     }
 }
 
@@ -158,29 +195,32 @@ impl Network {
     /// Forward pass: `[B, planes, ranks, files]` -> (policy logits `[B, policy_len]`, WDL logits
     /// `[B, 3]`). `train` selects batch statistics (training) or running statistics (inference).
     pub fn forward_t(&self, x: &Tensor, train: bool) -> (Tensor, Tensor) {
-        let mut h = x
-            .apply(&self.input_conv)
-            .apply_t(&self.input_bn, train)
-            .relu();
+        self.forward_in(x, train, None)
+    }
+
+    /// [`Network::forward_t`] with convolutions and linear layers computed in `compute` when
+    /// given (bf16 or f16 mixed precision: f32 weights and batch norms); outputs in that kind.
+    pub fn forward_in(&self, x: &Tensor, train: bool, compute: Option<Kind>) -> (Tensor, Tensor) {
+        let k = compute;
+        let mut h = bn_k(&conv_k(x, &self.input_conv, k), &self.input_bn, train, k).relu();
         for b in &self.tower {
-            h = b.forward_t(&h, train);
+            h = b.forward_t(&h, train, k);
         }
-        let p = h
-            .apply(&self.policy_conv1)
-            .apply_t(&self.policy_bn, train)
-            .relu()
-            .apply(&self.policy_conv2)
-            .flatten(1, -1);
-        let v = h
-            .apply(&self.value_conv)
-            .apply_t(&self.value_bn, train)
-            .relu();
+        let p = bn_k(
+            &conv_k(&h, &self.policy_conv1, k),
+            &self.policy_bn,
+            train,
+            k,
+        )
+        .relu();
+        let p = conv_k(&p, &self.policy_conv2, k).flatten(1, -1);
+        let v = bn_k(&conv_k(&h, &self.value_conv, k), &self.value_bn, train, k).relu();
         let v = if self.config.global_pool {
             global_pool(&v)
         } else {
             v.mean_dim(&[2i64, 3][..], false, v.kind())
         };
-        let v = v.apply(&self.value_fc1).relu().apply(&self.value_fc2);
+        let v = linear_k(&linear_k(&v, &self.value_fc1, k).relu(), &self.value_fc2, k);
         (p, v)
     }
 
@@ -189,6 +229,149 @@ impl Network {
     pub fn forward_export(&self, x: &Tensor) -> Tensor {
         let (p, v) = self.forward_t(x, false);
         Tensor::cat(&[p, v.softmax(-1, v.kind())], 1)
+    }
+}
+
+/// Epsilon of the batch norms (tch's default).
+const BN_EPS: f64 = 1e-5;
+
+/// A convolution with its batch norm folded in (inference only).
+#[derive(Debug)]
+struct Folded {
+    w: Tensor,
+    b: Tensor,
+    pad: i64,
+}
+
+impl Folded {
+    /// `bn(conv(x))` as one convolution, with weights in `kind`.
+    fn conv(c: &nn::Conv2D, bn: Option<&nn::BatchNorm>, kind: Kind) -> Folded {
+        let out = c.ws.size()[0];
+        let pad = c.ws.size()[2] / 2;
+        let bias = c.bs.as_ref().map_or_else(
+            || Tensor::zeros([out], (Kind::Float, c.ws.device())),
+            |b| b.copy(),
+        );
+        let (w, b) = match bn {
+            None => (c.ws.copy(), bias),
+            Some(bn) => {
+                let gamma = bn
+                    .ws
+                    .as_ref()
+                    .map_or_else(|| bn.running_var.ones_like(), |t| t.copy());
+                let beta = bn
+                    .bs
+                    .as_ref()
+                    .map_or_else(|| bn.running_var.zeros_like(), |t| t.copy());
+                let scale = gamma / (&bn.running_var + BN_EPS).sqrt();
+                let w = &c.ws * scale.view([-1, 1, 1, 1]);
+                let b = beta + (bias - &bn.running_mean) * &scale;
+                (w, b)
+            }
+        };
+        Folded {
+            w: w.to_kind(kind).contiguous(),
+            b: b.to_kind(kind),
+            pad,
+        }
+    }
+
+    fn linear(l: &nn::Linear, kind: Kind) -> Folded {
+        let out = l.ws.size()[0];
+        Folded {
+            w: l.ws.to_kind(kind),
+            b: l.bs.as_ref().map_or_else(
+                || Tensor::zeros([out], (kind, l.ws.device())),
+                |b| b.to_kind(kind),
+            ),
+            pad: -1,
+        }
+    }
+
+    fn forward(&self, x: &Tensor) -> Tensor {
+        if self.pad < 0 {
+            x.linear(&self.w, Some(&self.b))
+        } else {
+            x.conv2d(
+                &self.w,
+                Some(&self.b),
+                [1, 1],
+                [self.pad, self.pad],
+                [1, 1],
+                1,
+            )
+        }
+    }
+}
+
+/// The network prepared for fast inference: batch norms folded into the convolutions (no
+/// normalisation pass at run time), weights in the inference precision.
+#[derive(Debug)]
+pub struct InferenceNet {
+    /// The floating-point format of weights, inputs and outputs.
+    pub kind: Kind,
+    input: Folded,
+    tower: Vec<(Folded, Option<Folded>, Folded)>,
+    policy1: Folded,
+    policy2: Folded,
+    value_conv: Folded,
+    fc1: Folded,
+    fc2: Folded,
+    global_pool: bool,
+}
+
+impl InferenceNet {
+    /// Forward pass in inference mode, as [`Network::forward_t`] with `train = false`:
+    /// `x` (in `self.kind`) -> (policy logits, WDL logits), both in `self.kind`.
+    pub fn forward(&self, x: &Tensor) -> (Tensor, Tensor) {
+        let mut h = self.input.forward(x).relu();
+        for (c1, pool, c2) in &self.tower {
+            let mut y = c1.forward(&h).relu();
+            if let Some(pool) = pool {
+                let g = pool.forward(&global_pool(&y));
+                y = &y + g.unsqueeze(-1).unsqueeze(-1);
+            }
+            h = (c2.forward(&y) + &h).relu();
+        }
+        let p = self
+            .policy2
+            .forward(&self.policy1.forward(&h).relu())
+            .flatten(1, -1);
+        let v = self.value_conv.forward(&h).relu();
+        let v = if self.global_pool {
+            global_pool(&v)
+        } else {
+            v.mean_dim(&[2i64, 3][..], false, v.kind())
+        };
+        let v = self.fc2.forward(&self.fc1.forward(&v).relu());
+        (p, v)
+    }
+}
+
+impl Network {
+    /// The inference form of this network's current weights, in `kind`.
+    pub fn fold(&self, kind: Kind) -> InferenceNet {
+        tch::no_grad(|| InferenceNet {
+            kind,
+            input: Folded::conv(&self.input_conv, Some(&self.input_bn), kind),
+            tower: self
+                .tower
+                .iter()
+                .map(|b| {
+                    (
+                        Folded::conv(&b.conv1, Some(&b.bn1), kind),
+                        b.pool.as_ref().map(|p| Folded::linear(p, kind)),
+                        Folded::conv(&b.conv2, Some(&b.bn2), kind),
+                    )
+                })
+                .collect(),
+            policy1: Folded::conv(&self.policy_conv1, Some(&self.policy_bn), kind),
+            policy2: Folded::conv(&self.policy_conv2, None, kind),
+            value_conv: Folded::conv(&self.value_conv, Some(&self.value_bn), kind),
+            fc1: Folded::linear(&self.value_fc1, kind),
+            fc2: Folded::linear(&self.value_fc2, kind),
+            global_pool: self.config.global_pool,
+        })
     }
 }
 
@@ -201,6 +384,6 @@ impl Module for Network {
 
 impl ModuleT for Block {
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        Block::forward_t(self, xs, train)
+        Block::forward_t(self, xs, train, None)
     }
 }

@@ -1,5 +1,5 @@
 //! The training step: policy cross-entropy against visit distributions + WDL cross-entropy,
-//! weight decay, gradient clipping, fp32 on CPU and fp16 autocast with loss scaling on CUDA.
+//! weight decay, gradient clipping, fp32 on CPU and bf16 mixed precision with loss scaling on CUDA.
 
 use crate::config::{ModelConfig, TrainConfig};
 use crate::error::{ModelError, Result};
@@ -170,7 +170,11 @@ impl Trainer {
     pub fn train_step(&mut self, b: &Batch) -> StepStats {
         let lr = self.cfg.lr_at(self.step);
         let amp = self.cfg.mixed_precision && self.device.is_cuda();
-        let (p, v) = tch::autocast(amp, || self.net.forward_t(&b.inputs, true));
+        // bf16 compute with f32 weights, done by hand: libtorch's autocast switch warns on
+        // every call.
+        let (p, v) = self
+            .net
+            .forward_in(&b.inputs, true, amp.then_some(Kind::BFloat16));
         let (pl, vl) = losses(&p.to_kind(Kind::Float), &v.to_kind(Kind::Float), b);
         let loss = &pl + &vl * self.cfg.value_loss_weight;
         for (_, mut t) in trainable(&self.vs) {

@@ -45,11 +45,12 @@ fn evaluate_returns_policy_logits_and_a_wdl_distribution() {
                 assert!((a - b).abs() < 1e-5, "{variant} sample {i}: {a} vs {b}");
             }
         }
-        // Same as forward_raw.
+        // Same as forward_raw (the training form; inference folds the batch norms).
         let (p, v) = ev.forward_raw(&x, n);
         assert_eq!(p.len(), n * enc.policy_len());
-        assert_eq!(&p[..enc.policy_len()], &out[0].policy_logits[..]);
-        assert_eq!(&v[3..6], &out[1].wdl[..]);
+        let close = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-4);
+        assert!(close(&p[..enc.policy_len()], &out[0].policy_logits));
+        assert!(close(&v[3..6], &out[1].wdl));
     }
 }
 
@@ -86,4 +87,81 @@ fn devices_parse() {
         assert!(parse_device("cuda").is_err());
         assert_eq!(parse_device("auto").unwrap(), Device::Cpu);
     }
+}
+
+/// A trained network (moved weights and batch-norm statistics) with global pooling, so that
+/// folding the batch norms is checked on values that matter.
+fn trained() -> (NetEvaluator, selfplay::Encoder) {
+    let data = common::DataSet::minishogi(64, 3);
+    let mut cfg = tiny();
+    cfg.global_pool = true;
+    let mut t = model::Trainer::new(
+        &cfg,
+        data.shape,
+        model::TrainConfig::default(),
+        Device::Cpu,
+        1,
+    );
+    for _ in 0..20 {
+        common::step(&mut t, &data, 32);
+    }
+    (NetEvaluator::new(t.vs, t.net), encoder("minishogi"))
+}
+
+#[test]
+fn the_fast_path_matches_the_training_form_on_the_legal_moves() {
+    let (mut ev, enc) = trained();
+    let v = enc.variant().clone();
+    let positions = common::random_positions(&v, 40, 5);
+    let mut r = search::Request::default();
+    for p in &positions {
+        enc.encode(p, r.add_position(enc.input_len()));
+        for (i, _) in enc.legal_indices(p) {
+            r.moves.push(i as u32);
+        }
+        r.end_position();
+    }
+    let (p, w) = ev.forward_raw(&r.inputs, r.len());
+    ev.evaluate_request(&mut r).unwrap();
+    assert_eq!(r.wdl.len(), positions.len());
+    let pl = enc.policy_len();
+    let mut worst = 0f32;
+    for k in 0..r.len() {
+        for (j, &m) in r.moves[r.range(k)].iter().enumerate() {
+            let want = p[k * pl + m as usize];
+            worst = worst.max((r.logits[r.range(k).start + j] - want).abs());
+        }
+        for c in 0..3 {
+            worst = worst.max((r.wdl[k][c] - w[3 * k + c]).abs());
+        }
+    }
+    assert!(worst < 1e-4, "folded inference differs by {worst}");
+    assert!(r.moves.len() > r.len(), "positions have legal moves");
+    // The whole-policy path agrees too.
+    let whole = ev.evaluate(&r.inputs, r.len()).unwrap();
+    let m = r.moves[r.range(3)][0] as usize;
+    assert!((whole[3].policy_logits[m] - p[3 * pl + m]).abs() < 1e-4);
+    // Half precision (here bf16 on the CPU) stays close: the CUDA formats use the same code.
+    let half = ev.net.fold(tch::Kind::BFloat16);
+    let x = tch::Tensor::from_slice(&r.inputs)
+        .view([r.len() as i64, ev.shape().planes as i64, 5, 5])
+        .to_kind(tch::Kind::BFloat16);
+    let (hp, _) = tch::no_grad(|| half.forward(&x));
+    let hp = Vec::<f32>::try_from(hp.to_kind(tch::Kind::Float).view([-1])).unwrap();
+    let diff = hp
+        .iter()
+        .zip(&p)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0f32, f32::max);
+    let scale = p.iter().map(|v| v.abs()).fold(0f32, f32::max);
+    assert!(
+        diff < 0.05 * scale.max(1.0),
+        "bf16 differs by {diff} (scale {scale})"
+    );
+    // Requests are checked before they reach the network.
+    r.moves[0] = pl as u32;
+    assert!(ev.evaluate_request(&mut r).is_err());
+    let mut empty = search::Request::default();
+    ev.evaluate_request(&mut empty).unwrap();
+    assert!(empty.wdl.is_empty());
 }

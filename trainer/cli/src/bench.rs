@@ -21,8 +21,10 @@ pub enum BenchCommand {
         #[arg(long)]
         no_fsf: bool,
     },
-    /// Self-play efficiency: evaluations/s of the full self-play loop over the raw network
-    /// forward's evaluations/s at the same batch size and threads, measured in one run.
+    /// Self-play efficiency: evaluations/s of continuous self-play (search threads, every
+    /// move a full search) over the raw network forward's evaluations/s at the same batch and
+    /// threads, counting what the search gets back, measured in one run. The last line is
+    /// `ratio <x>`.
     Selfplay {
         /// Variant.
         #[arg(long, default_value = "minishogi")]
@@ -30,18 +32,38 @@ pub enum BenchCommand {
         /// Network shape.
         #[arg(long, default_value = "b4c32")]
         model: String,
-        /// Games in lockstep (= network batch size).
+        /// Search threads (0: the machine's cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Games per group, played in lockstep (one batch per group and turn).
         #[arg(long, default_value_t = 64)]
         parallel: usize,
-        /// Games to play (several times `parallel`, so the draining tail weighs little).
-        #[arg(long, default_value_t = 256)]
-        games: usize,
+        /// Groups per thread (0: 2 with an inference server, else 1).
+        #[arg(long, default_value_t = 0)]
+        pipeline: usize,
+        /// inline (a network per thread), server (one queue per device) or auto.
+        #[arg(long, default_value = "auto")]
+        inference: String,
+        /// The server's largest batch (0: threads x parallel).
+        #[arg(long, default_value_t = 0)]
+        max_batch: usize,
         /// Simulations per move (every move a full search).
         #[arg(long, default_value_t = 32)]
         simulations: u32,
+        /// Seconds of self-play (and of the raw measurement).
+        #[arg(long, default_value_t = 20.0)]
+        seconds: f64,
         /// cpu, cuda, cuda:N or auto.
         #[arg(long, default_value = "cpu")]
         device: String,
+        /// Inference precision on CUDA: auto, f32, f16 or bf16.
+        #[arg(long, default_value = "auto")]
+        precision: String,
+        /// Instead of the network, a device that answers any batch with uniform outputs after
+        /// MS milliseconds (no work): the ratio then says whether the search threads hide
+        /// that latency (achieved evals/s over batch/MS).
+        #[arg(long, value_name = "MS")]
+        simulate_device: Option<f64>,
     },
     /// Costs of the shared run directory at scale: fills a directory with synthetic one-game
     /// shards and times one listing and the trainer's ingest, per 1,000 shards.
@@ -62,8 +84,9 @@ pub enum BenchCommand {
         #[arg(long)]
         keep: bool,
     },
-    /// Network speed: raw forward evaluations/s at several batch sizes and training samples/s,
-    /// on random inputs of each variant's encoding.
+    /// Network speed: raw forward evaluations/s at several batch sizes, counting what the
+    /// search gets back (the legal moves' logits and the WDL), and training samples/s, on
+    /// positions of random play of each variant.
     Nn {
         /// Network shape (configs/models).
         #[arg(long, default_value = "b6c64")]
@@ -86,7 +109,16 @@ pub enum BenchCommand {
         /// Measure this model file instead of a fresh network (its variant and shape are used).
         #[arg(long)]
         weights: Option<std::path::PathBuf>,
+        /// Inference precision on CUDA: auto (bf16), f32, f16 or bf16.
+        #[arg(long, default_value = "auto")]
+        precision: String,
     },
+}
+
+/// A value of a config enum given on the command line (`auto`, `server`, `bf16`...).
+pub(crate) fn choice<T: serde::de::DeserializeOwned>(flag: &str, value: &str) -> Result<T> {
+    T::deserialize(serde::de::value::StrDeserializer::<serde::de::value::Error>::new(value))
+        .map_err(|e| anyhow::anyhow!("{flag} {value:?}: {e}"))
 }
 
 /// Runs a benchmark.
@@ -100,18 +132,42 @@ pub fn run(what: BenchCommand) -> Result<()> {
         BenchCommand::Selfplay {
             variant,
             model,
+            threads,
             parallel,
-            games,
+            pipeline,
+            inference,
+            max_batch,
             simulations,
+            seconds,
             device,
-        } => crate::benchreport::bench_selfplay(
-            &variant,
-            &model,
-            parallel,
-            games,
-            simulations,
-            &device,
-        ),
+            precision,
+            simulate_device,
+        } => {
+            if !(seconds > 0.0 && seconds <= 86_400.0) {
+                bail!("--seconds: must be above 0 and at most 86,400");
+            }
+            let selfplay = selfplay::SelfPlayConfig {
+                threads,
+                parallel_games: parallel,
+                pipeline,
+                inference: choice("--inference", &inference)?,
+                max_batch,
+                precision: choice("--precision", &precision)?,
+                ..Default::default()
+            };
+            selfplay
+                .validate()
+                .map_err(|e| anyhow::anyhow!("{}", e.replace("selfplay.", "--")))?;
+            crate::benchreport::bench_selfplay(&pipeline::bench::SelfplayOptions {
+                variant,
+                model,
+                selfplay,
+                simulations,
+                seconds,
+                device,
+                simulate_ms: simulate_device,
+            })
+        }
         BenchCommand::Store {
             dir,
             shards,
@@ -157,6 +213,7 @@ pub fn run(what: BenchCommand) -> Result<()> {
             seconds,
             device,
             weights,
+            precision,
         } => bench_nn(
             &model,
             &variants,
@@ -165,10 +222,12 @@ pub fn run(what: BenchCommand) -> Result<()> {
             seconds,
             &device,
             weights.as_deref(),
+            choice("--precision", &precision)?,
         ),
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn bench_nn(
     model_name: &str,
     variants: &[String],
@@ -177,6 +236,7 @@ fn bench_nn(
     seconds: f64,
     device: &str,
     weights: Option<&std::path::Path>,
+    precision: selfplay::Precision,
 ) -> Result<()> {
     let device = model::parse_device(device).map_err(anyhow::Error::msg)?;
     let (cfg, variants) = match weights {
@@ -187,15 +247,21 @@ fn bench_nn(
         None => (model::ModelConfig::load(model_name)?, variants.to_vec()),
     };
     println!(
-        "network {} on {:?} ({} intra-op threads)",
+        "network {} on {:?} ({} intra-op threads, inference in {:?})",
         cfg.name,
         device,
-        model::threads()
+        model::threads(),
+        model::inference_kind(precision, device)
     );
     for variant in &variants {
         let v = load_variant(variant)?;
         let shape = model::shape_of(&selfplay::Encoder::new(v.clone()));
-        let mut t = model::Trainer::new(&cfg, shape, model::TrainConfig::default(), device, 1);
+        let enc = selfplay::Encoder::new(v.clone());
+        let new = || model::Trainer::new(&cfg, shape, model::TrainConfig::default(), device, 1);
+        let t = new();
+        let mut ev: Vec<Box<dyn search::Evaluator + Send>> = vec![Box::new(
+            model::NetEvaluator::with_precision(t.vs, t.net, precision),
+        )];
         println!(
             "{} ({}x{}, {} planes, policy {})",
             v.name,
@@ -205,10 +271,15 @@ fn bench_nn(
             shape.policy_len()
         );
         for &b in batches {
-            let r = model::bench::forward_rate(&t.net, device, None, b, seconds);
-            println!("  forward batch {b:>4}: {r:>10.0} evals/s");
+            let req = pipeline::bench::sample_request(&enc, b, 3);
+            let r = pipeline::bench::request_rate(&mut ev, &req, seconds)?;
+            println!(
+                "  forward batch {b:>4}: {r:>10.0} evals/s ({:.0} legal moves a position)",
+                req.moves.len() as f64 / b.max(1) as f64
+            );
         }
-        let r = model::bench::train_rate(&mut t, train_batch, seconds);
+        drop(ev);
+        let r = model::bench::train_rate(&mut new(), train_batch, seconds);
         println!("  train batch {train_batch:>4}: {r:>10.0} samples/s");
     }
     Ok(())

@@ -49,51 +49,56 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
     Ok(())
 }
 
-pub(crate) fn bench_selfplay(
-    variant: &str,
-    model_name: &str,
-    parallel: usize,
-    games: usize,
-    simulations: u32,
-    device: &str,
-) -> Result<()> {
-    let b = pipeline::bench::selfplay_efficiency(
-        variant,
-        model_name,
-        parallel,
-        games,
-        simulations,
-        device,
-    )?;
+pub(crate) fn bench_selfplay(o: &pipeline::bench::SelfplayOptions) -> Result<()> {
+    let b = pipeline::bench::selfplay_efficiency(o)?;
     let s = &b.stats;
+    let how = match o.simulate_ms {
+        Some(ms) => format!("a simulated device answering every batch after {ms} ms"),
+        None => format!("{} on {}", o.model, o.device),
+    };
     println!(
-        "{variant} with {model_name} on {device}, {} intra-op threads, {parallel} games in lockstep, {simulations} simulations/move",
-        b.threads
+        "{} with {how}: {} search threads x {} groups x {} games, {}, batch {}, {} intra-op threads, {} simulations/move, {:.0} s",
+        o.variant,
+        b.threads,
+        b.groups,
+        o.selfplay.parallel_games,
+        if b.server {
+            "one inference server"
+        } else {
+            "a network per thread"
+        },
+        b.batch,
+        b.intra_op,
+        o.simulations,
+        s.seconds
     );
+    match o.simulate_ms {
+        Some(ms) => println!(
+            "device capacity, batch {} / {ms} ms: {:>10.0} evals/s",
+            b.batch, b.raw
+        ),
+        None => println!(
+            "raw forward, batch {}{}, legal logits and WDL back: {:>10.0} evals/s",
+            b.batch,
+            if b.server {
+                String::new()
+            } else {
+                format!(" on each of {} threads at once", b.threads)
+            },
+            b.raw
+        ),
+    }
     println!(
-        "raw forward, batch {parallel}:      {:>10.0} evals/s",
-        b.raw
-    );
-    println!(
-        "self-play loop ({} games, {} evals, mean batch {:.1}): {:>10.0} evals/s, {:.1}% of the time in the network",
+        "self-play ({} games finished, {} evals, {} batches of {:.1}{}): {:>10.0} evals/s, {:.0}% of the threads' time waiting on the network",
         s.games,
         s.evals,
+        s.batches,
         s.evals as f64 / s.batches.max(1) as f64,
+        b.server_batch
+            .map_or(String::new(), |m| format!(", server batches of {m:.1}")),
         b.loop_rate(),
-        100.0 * s.eval_seconds / s.seconds.max(1e-9)
+        100.0 * s.eval_seconds / (s.seconds * b.threads as f64).max(1e-9)
     );
-    println!(
-        "raw forward, batch {} (the loop's mean): {:>10.0} evals/s",
-        b.mean_batch, b.raw_mean
-    );
-    println!(
-        "ratio self-play / raw forward at batch {parallel}: {:.3}",
-        b.loop_rate() / b.raw
-    );
-    println!(
-        "ratio self-play / raw forward at the mean batch {}: {:.3}",
-        b.mean_batch,
-        b.loop_rate() / b.raw_mean
-    );
+    println!("ratio {:.3}", b.ratio());
     Ok(())
 }

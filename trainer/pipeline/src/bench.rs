@@ -79,19 +79,47 @@ pub fn perft_fsf(bin: &PathBuf, variant: &str, depth: u32, repeat: u32) -> Resul
     Ok((nodes, best))
 }
 
-/// The self-play efficiency figures of one run of [`selfplay_efficiency`].
+/// What `trainer bench selfplay` runs.
+#[derive(Clone, Debug)]
+pub struct SelfplayOptions {
+    /// Variant name or file.
+    pub variant: String,
+    /// Network shape (configs/models).
+    pub model: String,
+    /// Self-play settings: threads, games per group, groups, inference mode, precision.
+    pub selfplay: selfplay::SelfPlayConfig,
+    /// Simulations of every move (all moves get a full search).
+    pub simulations: u32,
+    /// Seconds of self-play (and of each raw measurement).
+    pub seconds: f64,
+    /// `cpu`, `cuda`, `cuda:N` or `auto`.
+    pub device: String,
+    /// A simulated device answering every batch after this many milliseconds, instead of
+    /// the network (always through an inference server).
+    pub simulate_ms: Option<f64>,
+}
+
+/// The figures of one run of [`selfplay_efficiency`].
 #[derive(Clone, Debug)]
 pub struct SelfplayBench {
-    /// Intra-op threads of libtorch.
+    /// Search threads.
     pub threads: usize,
-    /// Raw forward evals/s at the nominal batch.
+    /// libtorch's intra-op threads per network.
+    pub intra_op: usize,
+    /// Whether the threads shared an inference server.
+    pub server: bool,
+    /// Groups of games per thread.
+    pub groups: usize,
+    /// The nominal batch: the server's largest, or one group's games without a server.
+    pub batch: usize,
+    /// The reference in evals/s: the raw forward at the nominal batch, with the same threads
+    /// and what the search gets back (legal logits and WDL), the better of a measurement
+    /// before and one after self-play; or batch/latency when simulated.
     pub raw: f64,
     /// The loop's statistics.
     pub stats: selfplay::PlayStats,
-    /// Raw forward evals/s at the loop's mean batch (rounded).
-    pub raw_mean: f64,
-    /// That batch.
-    pub mean_batch: usize,
+    /// The server's mean forward batch.
+    pub server_batch: Option<f64>,
 }
 
 impl SelfplayBench {
@@ -99,82 +127,187 @@ impl SelfplayBench {
     pub fn loop_rate(&self) -> f64 {
         self.stats.evals as f64 / self.stats.seconds.max(1e-9)
     }
+
+    /// Self-play evals/s over the reference.
+    pub fn ratio(&self) -> f64 {
+        self.loop_rate() / self.raw.max(1e-9)
+    }
 }
 
-/// Self-play evals/s (every move a full search of `simulations`) over the raw forward of the
-/// same fresh network at the same batch and threads, measured in one run.
-pub fn selfplay_efficiency(
-    variant: &str,
-    model_name: &str,
-    parallel: usize,
-    games: usize,
-    simulations: u32,
-    device: &str,
-) -> Result<SelfplayBench> {
-    let device = model::parse_device(device).map_err(anyhow::Error::msg)?;
-    let v = load_variant(variant)?;
-    let enc = selfplay::Encoder::new(v.clone());
-    let cfg = model::ModelConfig::load(model_name)?;
-    let t = model::Trainer::new(
-        &cfg,
-        model::shape_of(&enc),
-        model::TrainConfig::default(),
-        device,
-        1,
-    );
-    let mut ev = model::NetEvaluator::new(t.vs, t.net);
-    // Real encoded positions (a line of play from the start) for the raw forward.
-    let encoded = |batch: usize| -> Vec<f32> {
-        let mut pos = Position::start(v.clone());
-        let il = enc.input_len();
-        let mut inputs = vec![0.0f32; batch * il];
-        for i in 0..batch {
-            enc.encode(&pos, &mut inputs[i * il..(i + 1) * il]);
-            if let Some(&m) = pos.legal_moves().first() {
-                pos.make_move(m);
-            }
+/// `batch` positions of random play from the start (a few plies each) with their legal moves,
+/// as the search would ask for them.
+pub fn sample_request(enc: &selfplay::Encoder, batch: usize, seed: u64) -> search::Request {
+    let v = enc.variant().clone();
+    let mut rng = rules::SplitMix64(seed);
+    let mut r = search::Request::default();
+    let mut pos = Position::start(v.clone());
+    for _ in 0..batch {
+        let moves = pos.legal_moves();
+        if moves.is_empty() || pos.outcome().is_some() || pos.ply() > 60 {
+            pos = Position::start(v.clone());
+        } else {
+            pos.make_move(moves[rng.below(moves.len())]);
         }
-        inputs
+        enc.encode(&pos, r.add_position(enc.input_len()));
+        for (i, _) in enc.legal_indices(&pos) {
+            r.moves.push(i as u32);
+        }
+        r.end_position();
+    }
+    r
+}
+
+/// Evaluations/s of `evaluators`, each on its own thread at once, answering `request` again
+/// and again for about `seconds` (after one warm-up call).
+pub fn request_rate(
+    evaluators: &mut [Box<dyn search::Evaluator + Send>],
+    request: &search::Request,
+    seconds: f64,
+) -> Result<f64> {
+    let rates: Vec<Result<f64>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = evaluators
+            .iter_mut()
+            .map(|ev| {
+                let mut r = request.clone();
+                scope.spawn(move || -> Result<f64> {
+                    ev.evaluate_request(&mut r)?;
+                    let t = Instant::now();
+                    let mut n = 0u64;
+                    while n < 3 || t.elapsed().as_secs_f64() < seconds {
+                        ev.evaluate_request(&mut r)?;
+                        n += 1;
+                    }
+                    Ok(n as f64 * r.len() as f64 / t.elapsed().as_secs_f64())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("benchmark thread"))
+            .collect()
+    });
+    rates.into_iter().sum()
+}
+
+/// Self-play evals/s (every move a full search of `simulations`, continuous games, no
+/// draining) over the raw forward at the nominal batch with the same threads (half the time
+/// before self-play, half after), measured in one run; with a simulated device, over
+/// batch/latency.
+pub fn selfplay_efficiency(o: &SelfplayOptions) -> Result<SelfplayBench> {
+    let device = model::parse_device(&o.device).map_err(anyhow::Error::msg)?;
+    let v = load_variant(&o.variant)?;
+    let enc = selfplay::Encoder::new(v.clone());
+    let sp = selfplay::SelfPlayConfig {
+        full_simulations: o.simulations,
+        fast_simulations: o.simulations,
+        full_probability: 1.0,
+        resign_consecutive: 0,
+        ..o.selfplay.clone()
     };
-    let raw =
-        model::bench::forward_rate(&ev.net, ev.device, Some(&encoded(parallel)), parallel, 3.0);
+    sp.validate().map_err(anyhow::Error::msg)?;
+    let threads = sp.search_threads();
+    let server = o.simulate_ms.is_some() || sp.uses_server(device.is_cuda());
+    let groups = sp.groups(server);
+    let batch = if server {
+        sp.server_batch()
+    } else {
+        sp.parallel_games
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Inline networks share the cores; a server's network has them all.
+    model::set_threads(if server {
+        cores
+    } else {
+        (cores / threads).max(1)
+    });
+    let cfg = model::ModelConfig::load(&o.model)?;
+    let network = || {
+        let t = model::Trainer::new(
+            &cfg,
+            model::shape_of(&enc),
+            model::TrainConfig::default(),
+            device,
+            1,
+        );
+        model::NetEvaluator::with_precision(t.vs, t.net, sp.precision)
+    };
+    let request = sample_request(&enc, batch, 3);
+    // The reference networks are separate copies, measured before and after self-play (the
+    // higher figure counts), so that a machine slower in one period does not flatter the loop.
+    let mut reference: Vec<Box<dyn search::Evaluator + Send>> = Vec::new();
+    let (capacity, queue) = match o.simulate_ms {
+        Some(ms) => {
+            if !(ms > 0.0 && ms < 60_000.0) {
+                bail!("--simulate-device: the latency must be above 0 and below 60,000 ms");
+            }
+            let q = selfplay::InferenceServer::start(batch);
+            let net = q.register(Box::new(selfplay::SimulatedDevice {
+                input_len: enc.input_len(),
+                policy_len: enc.policy_len(),
+                latency: std::time::Duration::from_secs_f64(ms / 1000.0),
+            }));
+            (Some(batch as f64 * 1000.0 / ms), Some((q, net)))
+        }
+        None => {
+            let copies = if server { 1 } else { threads };
+            reference = (0..copies)
+                .map(|_| Box::new(network()) as Box<dyn search::Evaluator + Send>)
+                .collect();
+            let q = server.then(|| {
+                let q = selfplay::InferenceServer::start(batch);
+                let net = q.register(Box::new(network()));
+                (q, net)
+            });
+            (None, q)
+        }
+    };
+    let half = o.seconds / 2.0;
+    let before = match capacity {
+        Some(c) => c,
+        None => request_rate(&mut reference, &request, half)?,
+    };
+    let evaluators: Vec<Box<dyn search::Evaluator + Send>> = match &queue {
+        Some((_, net)) => (0..threads)
+            .map(|_| Box::new(net.clone()) as Box<dyn search::Evaluator + Send>)
+            .collect(),
+        None => (0..threads)
+            .map(|_| Box::new(network()) as Box<dyn search::Evaluator + Send>)
+            .collect(),
+    };
     let search = search::SearchConfig {
-        simulations,
+        simulations: o.simulations,
         ..Default::default()
     };
     let sp = selfplay::SelfPlayConfig {
-        parallel_games: parallel,
-        full_simulations: simulations,
-        fast_simulations: simulations,
-        full_probability: 1.0,
-        ..Default::default()
+        pipeline: groups,
+        ..sp
     };
-    let stats = selfplay::play_games(
+    let stats = selfplay::play_parallel(
         &enc,
-        &mut [&mut ev as &mut dyn search::Evaluator],
-        std::slice::from_ref(&search),
+        evaluators,
+        &search,
         &sp,
-        selfplay::Mode::SelfPlay,
-        games,
+        selfplay::Limit {
+            games: None,
+            until: Some(Instant::now() + std::time::Duration::from_secs_f64(o.seconds)),
+        },
         1,
-        &mut |_, _, _| {},
+        &|_, _| {},
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mean = stats.evals as f64 / stats.batches.max(1) as f64;
-    let mean_batch = (mean.round() as usize).max(1);
-    let raw_mean = model::bench::forward_rate(
-        &ev.net,
-        ev.device,
-        Some(&encoded(mean_batch)),
-        mean_batch,
-        3.0,
-    );
+    let raw = match capacity {
+        Some(c) => c,
+        None => before.max(request_rate(&mut reference, &request, half)?),
+    };
     Ok(SelfplayBench {
-        threads: model::threads(),
+        threads,
+        intra_op: model::threads(),
+        server,
+        groups,
+        batch,
         raw,
         stats,
-        raw_mean,
-        mean_batch,
+        server_batch: queue.as_ref().map(|(q, _)| q.stats.mean_batch()),
     })
 }
 

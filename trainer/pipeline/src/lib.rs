@@ -121,10 +121,13 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
         ));
         return Ok(());
     }
-    let threads = run.cfg.selfplay.threads;
-    share_cores(threads + 1);
+    let threads = run.cfg.selfplay.search_threads();
+    let server = run.cfg.selfplay.uses_server(run.device.is_cuda());
+    // Inline: each self-play thread's network and the trainer share the cores; with a server,
+    // its one network and the trainer do.
+    share_cores(if server { 2 } else { threads + 1 });
     reporter.log(&format!(
-        "run {}: {} with {} on {:?} ({} planes, policy {}); {} self-play threads x {} games, {} intra-op threads",
+        "run {}: {} with {} on {:?} ({} planes, policy {}); {} self-play threads x {} games x {} groups, {}, {} intra-op threads",
         run.cfg.name,
         run.variant.name,
         run.model.name,
@@ -133,6 +136,12 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
         run.encoder.policy_len(),
         threads,
         run.cfg.selfplay.parallel_games,
+        run.cfg.selfplay.groups(server),
+        if server {
+            "one inference server"
+        } else {
+            "a network per thread"
+        },
         model::threads()
     ));
     let wstats = Arc::new(WorkerStats::default());
@@ -244,11 +253,15 @@ pub fn run_selfplay(
     let reporter = reporter_for(run, false);
     store::clean_temporaries(&run.dir, std::time::Duration::from_secs(600));
     let threads = if threads == 0 {
-        run.cfg.selfplay.threads
+        run.cfg.selfplay.search_threads()
     } else {
         threads
     };
-    share_cores(threads);
+    share_cores(if run.cfg.selfplay.uses_server(run.device.is_cuda()) {
+        1
+    } else {
+        threads
+    });
     let stats = Arc::new(WorkerStats::default());
     let bar = reporter.bar(0, "self-play");
     let t0 = Instant::now();

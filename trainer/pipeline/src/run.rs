@@ -229,6 +229,10 @@ impl Run {
         let path = self.model_path(generation);
         let (vs, net, meta) = model::load_model(&path, self.device)?;
         model::check_encoding(&meta, &self.encoder.spec(), &path)?;
-        Ok(model::NetEvaluator::new(vs, net))
+        Ok(model::NetEvaluator::with_precision(
+            vs,
+            net,
+            self.cfg.selfplay.precision,
+        ))
     }
 }

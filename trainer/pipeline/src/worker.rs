@@ -10,7 +10,7 @@ use crate::store::{self, ShardWriter};
 use anyhow::Result;
 use indicatif::ProgressBar;
 use search::Evaluator;
-use selfplay::{run_games, Control, GameRecord, Mode, PlayStats};
+use selfplay::{run_games, Control, GameRecord, InferenceServer, Mode, PlayStats, ServerEvaluator};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -65,14 +65,24 @@ pub fn run_workers(
     let errors = Mutex::new(Vec::new());
     let done = AtomicBool::new(false);
     let worker: u64 = rand::random();
+    let source = Source {
+        run,
+        server: run.cfg.selfplay.uses_server(run.device.is_cuda()).then(|| {
+            (
+                InferenceServer::start(run.cfg.selfplay.server_batch()),
+                Mutex::new(None),
+            )
+        }),
+    };
     std::thread::scope(|scope| {
         let done = &done;
         scope.spawn(move || heartbeats(run, worker, threads, stats, done));
         let mut players = Vec::new();
         for t in 0..threads.max(1) {
             let errors = &errors;
+            let source = &source;
             players.push(scope.spawn(move || {
-                let r = play_thread(run, t, stop, reporter, stats, moves_bar);
+                let r = play_thread(source, t, stop, reporter, stats, moves_bar);
                 if let Err(e) = r {
                     reporter.log(&format!("self-play thread {t} stopped: {e:#}"));
                     // One failing thread stops the worker: its disk or network is the same.
@@ -89,6 +99,42 @@ pub fn run_workers(
     match errors.into_inner().expect("errors").into_iter().next() {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// Where a worker's threads get their networks: each its own copy, or handles on the worker's
+/// inference server (one load per network, shared by all threads).
+pub struct Source<'a> {
+    run: &'a Run,
+    /// The server and the network it serves now.
+    server: Option<(InferenceServer, Mutex<Option<Served>>)>,
+}
+
+/// A generation and the handle on its network in the server.
+type Served = (u64, ServerEvaluator);
+
+impl Source<'_> {
+    /// Network `generation` for one thread.
+    fn network(&self, generation: u64) -> Result<Box<dyn Evaluator + Send>> {
+        let Some((server, current)) = &self.server else {
+            return Ok(Box::new(self.run.evaluator(generation)?));
+        };
+        let mut current = current
+            .lock()
+            .map_err(|_| anyhow::anyhow!("a self-play thread panicked"))?;
+        if let Some((g, h)) = current.as_ref() {
+            if *g == generation {
+                return Ok(Box::new(h.clone()));
+            }
+        }
+        let h = server.register(Box::new(self.run.evaluator(generation)?));
+        *current = Some((generation, h.clone()));
+        Ok(Box::new(h))
+    }
+
+    /// Groups of games per thread.
+    fn groups(&self) -> usize {
+        self.run.cfg.selfplay.groups(self.server.is_some())
     }
 }
 
@@ -200,6 +246,7 @@ fn heartbeats(run: &Run, worker: u64, threads: usize, stats: &WorkerStats, done:
 
 struct Thread<'a> {
     run: &'a Run,
+    source: &'a Source<'a>,
     writer: ShardWriter,
     stop: &'a AtomicBool,
     stats: &'a WorkerStats,
@@ -231,7 +278,7 @@ impl Thread<'_> {
             return false;
         }
         let mine = self.in_flight.get(&gen).copied().unwrap_or(0);
-        let slots = self.run.cfg.selfplay.parallel_games as u64;
+        let slots = (self.run.cfg.selfplay.parallel_games * self.source.groups()) as u64;
         let stale = match self.listed.get(&gen) {
             Some(&(n, at)) => at.elapsed() > POLL || n + mine + slots >= cap,
             None => true,
@@ -278,10 +325,10 @@ impl<'e> Control<'e> for Thread<'_> {
         if self.network == Some(best) {
             return None;
         }
-        match self.run.evaluator(best) {
+        match self.source.network(best) {
             Ok(ev) => {
                 self.network = Some(best);
-                Some(Box::new(ev))
+                Some(ev)
             }
             // Retried at the next poll (a network still being copied onto a shared disk, say);
             // said once per network.
@@ -346,7 +393,7 @@ impl<'e> Control<'e> for Thread<'_> {
 }
 
 fn play_thread(
-    run: &Run,
+    source: &Source,
     slot: usize,
     stop: &AtomicBool,
     reporter: &Reporter,
@@ -362,9 +409,11 @@ fn play_thread(
             t.resize(slot + 1, PlayStats::default());
         }
     }
+    let run = source.run;
     let cpu0 = thread_cpu_seconds();
     let mut th = Thread {
         run,
+        source,
         writer: ShardWriter::new(
             &run.dir,
             worker,
@@ -395,7 +444,7 @@ fn play_thread(
             Some((best, false)) => {
                 let mut found = None;
                 for g in (0..=best).rev() {
-                    match run.evaluator(g) {
+                    match source.network(g) {
                         Ok(ev) => {
                             found = Some((g, ev));
                             break;
@@ -420,12 +469,16 @@ fn play_thread(
         "self-play thread {worker:016x} starts with network {}",
         first.0
     ));
-    let evals: Vec<Box<dyn Evaluator>> = vec![Box::new(first.1)];
+    let evals: Vec<Box<dyn Evaluator>> = vec![first.1];
+    let cfg = selfplay::SelfPlayConfig {
+        pipeline: source.groups(),
+        ..run.cfg.selfplay.clone()
+    };
     let r = run_games(
         &run.encoder,
         evals,
         std::slice::from_ref(&run.cfg.search),
-        &run.cfg.selfplay,
+        &cfg,
         Mode::SelfPlay,
         worker ^ run.cfg.seed.rotate_left(17),
         &mut th,

@@ -334,7 +334,11 @@ mod tests {
         assert_eq!(a.logits, vec![3.0, 103.0, 107.0, 300.0, 309.0, 301.0]);
         // Bad requests are refused with a reason, never a panic.
         r.moves[0] = 10;
-        assert!(e.evaluate_request(&mut r).unwrap_err().0.contains("out of range"));
+        assert!(e
+            .evaluate_request(&mut r)
+            .unwrap_err()
+            .0
+            .contains("out of range"));
         let mut u = UniformEvaluator {
             input_len: 2,
             policy_len: 10,

@@ -540,7 +540,7 @@ pub fn run_games<'e>(
             }
         }
         let mut submitted = false;
-        for ev in 0..n_ev {
+        for (ev, evaluator) in evaluators.iter_mut().enumerate() {
             if group.pending[ev].is_empty() {
                 continue;
             }
@@ -548,9 +548,7 @@ pub fn run_games<'e>(
             stats.evals += r.len() as u64;
             stats.batches += 1;
             let t = Instant::now();
-            let evaluator = evaluators[ev]
-                .as_mut()
-                .expect("evaluator of a pending leaf");
+            let evaluator = evaluator.as_mut().expect("evaluator of a pending leaf");
             group.tickets[ev] = Some(evaluator.submit(r)?);
             eval_time += t.elapsed();
             submitted = true;

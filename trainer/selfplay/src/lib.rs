@@ -15,8 +15,8 @@ pub use driver::{
 pub use elo::{elo_estimate, EloEstimate};
 pub use encoding::{Encoder, EncodingSpec};
 pub use replay::ReplayWindow;
-pub use server::{InferenceServer, ServerEvaluator, SimulatedDevice};
-pub use threads::{play_parallel, Limit};
 pub use samples::{
     list_shards, read_shard, write_shard, GameRecord, MoveTarget, SampleError, ShardHeader,
 };
+pub use server::{InferenceServer, ServerEvaluator, SimulatedDevice};
+pub use threads::{play_parallel, Limit};

@@ -252,9 +252,7 @@ fn serve(rx: mpsc::Receiver<Msg>, max_batch: usize, stats: &ServerStats) {
                     for j in batch.iter_mut() {
                         let (np, nm) = (j.req.len(), j.req.moves.len());
                         j.req.logits.clear();
-                        j.req
-                            .logits
-                            .extend_from_slice(&combined.logits[m..m + nm]);
+                        j.req.logits.extend_from_slice(&combined.logits[m..m + nm]);
                         j.req.wdl.clear();
                         j.req.wdl.extend_from_slice(&combined.wdl[p..p + np]);
                         p += np;

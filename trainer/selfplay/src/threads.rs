@@ -78,7 +78,8 @@ pub fn play_parallel<'e>(
                         stop,
                         on_game,
                     };
-                    let thread_seed = rules::SplitMix64(seed ^ (t as u64).rotate_left(32)).next_u64();
+                    let thread_seed =
+                        rules::SplitMix64(seed ^ (t as u64).rotate_left(32)).next_u64();
                     let evs: Vec<Box<dyn Evaluator + 'e>> = vec![ev];
                     let r = run_games(
                         encoder,

@@ -122,8 +122,7 @@ fn several_threads_lose_and_repeat_no_game() {
     let cfg = config(3, 2);
     let server = InferenceServer::start(8);
     let net = server.register(Box::new(hashed(&enc)));
-    let evs: Vec<Box<dyn Evaluator + Send>> =
-        (0..4).map(|_| Box::new(net.clone()) as _).collect();
+    let evs: Vec<Box<dyn Evaluator + Send>> = (0..4).map(|_| Box::new(net.clone()) as _).collect();
     let (games, stats) = play(&enc, evs, &cfg, 41, 9);
     let tags: Vec<u64> = games.iter().map(|g| g.0).collect();
     assert_eq!(tags, (0..41).collect::<Vec<_>>(), "every game once");
@@ -136,7 +135,11 @@ fn several_threads_lose_and_repeat_no_game() {
     // The threads played different games (their own seeds).
     let distinct: std::collections::HashSet<&Vec<String>> =
         games.iter().map(|g| &g.1.moves).collect();
-    assert!(distinct.len() > 20, "{} distinct games of 41", distinct.len());
+    assert!(
+        distinct.len() > 20,
+        "{} distinct games of 41",
+        distinct.len()
+    );
     // No forward pass above the limit of 8 positions (each group brings 3).
     let s = &server.stats;
     assert!(s.mean_batch() <= 8.0 && s.mean_batch() >= 1.0);
@@ -169,14 +172,22 @@ fn the_server_joins_waiting_batches_and_splits_the_answers() {
     // The first batch keeps the device busy; the three behind it are answered in one pass.
     let t0 = a.submit(request(1, 0)).unwrap();
     std::thread::sleep(Duration::from_millis(5));
-    let tickets: Vec<_> = (0..3).map(|k| a.submit(request(k + 1, 5)).unwrap()).collect();
+    let tickets: Vec<_> = (0..3)
+        .map(|k| a.submit(request(k + 1, 5)).unwrap())
+        .collect();
     t0.wait().unwrap();
     for (k, t) in tickets.into_iter().enumerate() {
         let r = t.wait().unwrap();
         assert_eq!(r.wdl.len(), k + 1);
         assert_eq!(r.logits.len(), 2 * (k + 1));
     }
-    assert_eq!(server.stats.batches.load(std::sync::atomic::Ordering::Relaxed), 2);
+    assert_eq!(
+        server
+            .stats
+            .batches
+            .load(std::sync::atomic::Ordering::Relaxed),
+        2
+    );
     // Another network's answers are its own.
     let r = b.submit(request(2, 3)).unwrap().wait().unwrap();
     let whole = b.evaluate(&r.inputs, 2).unwrap();
