@@ -13,6 +13,10 @@ scripts/ensure-apt.sh munged munge -- the Slurm test
 # The pinned libtorch (PyTorch 2.11.0 wheel) in .local/, for the model crate and the binary.
 scripts/setup-torch.sh >/dev/null
 
+# Test binaries and the processes they start share the cores: libtorch's idle OpenMP threads
+# must sleep, not spin (spinning made the multi-process tests several times slower).
+export OMP_WAIT_POLICY=PASSIVE
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked

@@ -265,3 +265,82 @@ fn a_reader_that_closes_early_ends_the_command_quietly() {
         assert_ne!(o.status.code(), Some(101), "{args:?}");
     }
 }
+
+/// `trainer bench selfplay` on the simulated device and on the network: continuous self-play on
+/// search threads, the last line `ratio <x>`; bad flags are named.
+#[test]
+fn bench_selfplay_prints_the_ratio_last() {
+    let ratio_of = |out: &Output| -> f64 {
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let last = text.lines().last().unwrap_or_default();
+        last.strip_prefix("ratio ")
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("last line {last:?}"))
+    };
+    // A 20 ms device: 2 threads x 2 groups of 8 games keep it busy with batches of 16.
+    let out = trainer(&[
+        "bench",
+        "selfplay",
+        "--simulate-device",
+        "20",
+        "--threads",
+        "2",
+        "--parallel",
+        "8",
+        "--simulations",
+        "8",
+        "--seconds",
+        "2",
+    ]);
+    let r = ratio_of(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("batch 16") && text.contains("one inference server"),
+        "{text}"
+    );
+    // Sleep overshoot and start-up cost a little; a device left idle would show far less.
+    assert!((0.5..=1.05).contains(&r), "ratio {r}");
+    // The network itself, inline on 1 thread.
+    let out = trainer(&[
+        "bench",
+        "selfplay",
+        "--model",
+        "b2c16",
+        "--threads",
+        "1",
+        "--parallel",
+        "4",
+        "--simulations",
+        "4",
+        "--seconds",
+        "1",
+        "--inference",
+        "inline",
+    ]);
+    let r = ratio_of(&out);
+    assert!(r > 0.2 && r < 2.0, "ratio {r}");
+    for (flag, value) in [
+        ("--inference", "gpu"),
+        ("--precision", "f8"),
+        ("--simulate-device", "0"),
+        ("--seconds", "0"),
+        ("--parallel", "0"),
+    ] {
+        let mut args = vec!["bench", "selfplay", "--seconds", "1", flag, value];
+        if flag == "--seconds" {
+            args.drain(2..4);
+        }
+        let out = trainer(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flag} {value} accepted");
+        assert!(
+            err.contains(flag) && !err.contains("panicked"),
+            "{flag}: {err}"
+        );
+    }
+}
