@@ -103,35 +103,42 @@ impl NetEvaluator {
         })
     }
 
-    /// The inputs of `r` as a tensor on the device, in the inference precision.
-    fn device_inputs(&mut self, r: &Request) -> Tensor {
+    /// The inputs of `requests` (`n` positions in all) as one tensor on the device, in the
+    /// inference precision: a single CPU request is used in place; otherwise each request is
+    /// copied once into the staging buffer (pinned on CUDA, then copied asynchronously).
+    fn device_inputs(&mut self, requests: &[Request], n: usize) -> Tensor {
         let s = self.net.shape;
-        let dims = [
-            r.len() as i64,
-            s.planes as i64,
-            s.ranks as i64,
-            s.files as i64,
-        ];
-        let host = host_view(&r.inputs, &dims);
-        if !self.device.is_cuda() {
-            return host.to_kind(self.fast.kind);
+        let dims = [n as i64, s.planes as i64, s.ranks as i64, s.files as i64];
+        if let [one] = requests {
+            if !self.device.is_cuda() {
+                return host_view(&one.inputs, &dims).to_kind(self.fast.kind);
+            }
         }
-        let n = r.inputs.len() as i64;
-        let grow = self.staging.as_ref().is_none_or(|t| t.size()[0] < n);
-        if grow {
-            // Room for twice the batch, so that slowly growing batches do not re-pin each call.
-            self.staging =
-                Some(Tensor::empty([2 * n], (Kind::Float, Device::Cpu)).pin_memory(self.device));
+        let total = (n * s.input_len()) as i64;
+        if self.staging.as_ref().is_none_or(|t| t.size()[0] < total) {
+            // Room for twice the batch, so that slowly growing batches do not re-allocate.
+            let t = Tensor::empty([2 * total], (Kind::Float, Device::Cpu));
+            self.staging = Some(if self.device.is_cuda() {
+                t.pin_memory(self.device)
+            } else {
+                t
+            });
         }
-        let mut staged = self
-            .staging
-            .as_ref()
-            .expect("staging buffer")
-            .narrow(0, 0, n);
-        staged.copy_(&host.view([-1]));
-        staged
-            .view(dims)
-            .to_device_(self.device, self.fast.kind, true, false)
+        let staging = self.staging.as_ref().expect("staging buffer");
+        let mut off = 0i64;
+        for r in requests {
+            let len = r.inputs.len() as i64;
+            staging
+                .narrow(0, off, len)
+                .copy_(&host_view(&r.inputs, &[len]));
+            off += len;
+        }
+        let x = staging.narrow(0, 0, total).view(dims);
+        if self.device.is_cuda() {
+            x.to_device_(self.device, self.fast.kind, true, false)
+        } else {
+            x.to_kind(self.fast.kind)
+        }
     }
 }
 
@@ -210,26 +217,36 @@ impl Evaluator for NetEvaluator {
             .collect())
     }
 
-    /// The fast path: the whole batch in one forward pass, and back only the requested
-    /// logits and the WDL probabilities (gathered on the device, one transfer).
     fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
-        r.check(self.input_len(), self.policy_len())?;
-        r.logits.clear();
-        r.wdl.clear();
-        if r.is_empty() {
+        self.evaluate_batch(std::slice::from_mut(r))
+    }
+
+    /// The fast path: all requests in one forward pass, and back only the requested logits
+    /// and the WDL probabilities (gathered on the device, one transfer).
+    fn evaluate_batch(&mut self, requests: &mut [Request]) -> Result<(), EvaluatorError> {
+        let (il, pl) = (self.input_len(), self.policy_len());
+        for r in requests.iter_mut() {
+            r.check(il, pl)?;
+            r.logits.clear();
+            r.wdl.clear();
+        }
+        let n: usize = requests.iter().map(|r| r.len()).sum();
+        if n == 0 {
             return Ok(());
         }
-        let pl = self.policy_len() as i64;
         self.indices.clear();
-        for k in 0..r.len() {
-            let base = k as i64 * pl;
-            self.indices
-                .extend(r.moves[r.range(k)].iter().map(|&m| base + m as i64));
+        let mut k = 0i64;
+        for r in requests.iter() {
+            for i in 0..r.len() {
+                let base = k * pl as i64;
+                self.indices
+                    .extend(r.moves[r.range(i)].iter().map(|&m| base + m as i64));
+                k += 1;
+            }
         }
         let nm = self.indices.len();
-        let n = r.len();
         tch::no_grad(|| {
-            let x = self.device_inputs(r);
+            let x = self.device_inputs(requests, n);
             let (p, v) = self.fast.forward(&x);
             let idx = host_view(&self.indices, &[nm as i64]).to_device(self.device);
             let logits = p.view([-1]).index_select(0, &idx).to_kind(Kind::Float);
@@ -239,12 +256,18 @@ impl Evaluator for NetEvaluator {
             both.f_copy_data(&mut self.answers, nm + 3 * n)
                 .map_err(|e| EvaluatorError(format!("copying the answers back: {e}")))
         })?;
-        r.logits.extend_from_slice(&self.answers[..nm]);
-        r.wdl.extend(
-            self.answers[nm..]
-                .chunks_exact(3)
-                .map(|w| [w[0], w[1], w[2]]),
-        );
+        let (mut m, mut w) = (0, nm);
+        for r in requests.iter_mut() {
+            let (rm, rn) = (r.moves.len(), r.len());
+            r.logits.extend_from_slice(&self.answers[m..m + rm]);
+            r.wdl.extend(
+                self.answers[w..w + 3 * rn]
+                    .chunks_exact(3)
+                    .map(|x| [x[0], x[1], x[2]]),
+            );
+            m += rm;
+            w += 3 * rn;
+        }
         Ok(())
     }
 }

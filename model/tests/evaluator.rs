@@ -137,6 +137,30 @@ fn the_fast_path_matches_the_training_form_on_the_legal_moves() {
     }
     assert!(worst < 1e-4, "folded inference differs by {worst}");
     assert!(r.moves.len() > r.len(), "positions have legal moves");
+    // Several requests in one pass (an inference server's batch) get the same answers.
+    let mut parts: Vec<search::Request> = [(0, 10), (10, 10), (10, 25), (25, 40)]
+        .iter()
+        .map(|&(a, b)| {
+            let mut q = search::Request::default();
+            for k in a..b {
+                let il = enc.input_len();
+                q.add_position(il)
+                    .copy_from_slice(&r.inputs[k * il..(k + 1) * il]);
+                q.moves.extend_from_slice(&r.moves[r.range(k)]);
+                q.end_position();
+            }
+            q
+        })
+        .collect();
+    ev.evaluate_batch(&mut parts).unwrap();
+    let joined: Vec<f32> = parts.iter().flat_map(|q| q.logits.clone()).collect();
+    let wdl: Vec<[f32; 3]> = parts.iter().flat_map(|q| q.wdl.clone()).collect();
+    assert!(parts[1].is_empty() && parts[1].logits.is_empty());
+    for (a, b) in joined.iter().zip(&r.logits) {
+        assert!((a - b).abs() < 1e-4, "batched {a} vs single {b}");
+    }
+    assert_eq!(joined.len(), r.logits.len());
+    assert_eq!(wdl.len(), r.wdl.len());
     // The whole-policy path agrees too.
     let whole = ev.evaluate(&r.inputs, r.len()).unwrap();
     let m = r.moves[r.range(3)][0] as usize;

@@ -99,6 +99,13 @@ pub(crate) fn bench_selfplay(o: &pipeline::bench::SelfplayOptions) -> Result<()>
         b.loop_rate(),
         100.0 * s.eval_seconds / (s.seconds * b.threads as f64).max(1e-9)
     );
+    if let (Some(busy), Some(pass)) = (b.server_busy, b.server_pass) {
+        println!(
+            "the inference server evaluated {:.1}% of the time, {:.3} ms a pass",
+            100.0 * busy,
+            1000.0 * pass
+        );
+    }
     println!("ratio {:.3}", b.ratio());
     Ok(())
 }

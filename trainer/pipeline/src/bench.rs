@@ -120,6 +120,10 @@ pub struct SelfplayBench {
     pub stats: selfplay::PlayStats,
     /// The server's mean forward batch.
     pub server_batch: Option<f64>,
+    /// The share of the self-play time the server spent evaluating (the device's busy time).
+    pub server_busy: Option<f64>,
+    /// The server's mean seconds per forward pass.
+    pub server_pass: Option<f64>,
 }
 
 impl SelfplayBench {
@@ -299,6 +303,23 @@ pub fn selfplay_efficiency(o: &SelfplayOptions) -> Result<SelfplayBench> {
         Some(c) => c,
         None => before.max(request_rate(&mut reference, &request, half)?),
     };
+    let server_busy = queue.as_ref().map(|(q, _)| {
+        q.stats
+            .busy_nanos
+            .load(std::sync::atomic::Ordering::Relaxed) as f64
+            / 1e9
+            / stats.seconds.max(1e-9)
+    });
+    let server_pass = queue.as_ref().map(|(q, _)| {
+        q.stats
+            .busy_nanos
+            .load(std::sync::atomic::Ordering::Relaxed) as f64
+            / 1e9
+            / q.stats
+                .batches
+                .load(std::sync::atomic::Ordering::Relaxed)
+                .max(1) as f64
+    });
     Ok(SelfplayBench {
         threads,
         intra_op: model::threads(),
@@ -308,6 +329,8 @@ pub fn selfplay_efficiency(o: &SelfplayOptions) -> Result<SelfplayBench> {
         raw,
         stats,
         server_batch: queue.as_ref().map(|(q, _)| q.stats.mean_batch()),
+        server_busy,
+        server_pass,
     })
 }
 

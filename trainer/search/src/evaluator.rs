@@ -115,6 +115,21 @@ impl Request {
         Ok(())
     }
 
+    /// Hands the answers of this joined request (made by [`Request::append`] of `parts`, in
+    /// order) back to each part.
+    pub fn split_answers(&self, parts: &mut [Request]) {
+        let (mut p, mut m) = (0, 0);
+        for part in parts {
+            let (np, nm) = (part.len(), part.moves.len());
+            part.logits.clear();
+            part.logits.extend_from_slice(&self.logits[m..m + nm]);
+            part.wdl.clear();
+            part.wdl.extend_from_slice(&self.wdl[p..p + np]);
+            p += np;
+            m += nm;
+        }
+    }
+
     /// Fills the answers from whole-policy evaluations (the generic path).
     pub fn answer_from(&mut self, out: &[Evaluation]) {
         self.logits.clear();
@@ -172,6 +187,25 @@ pub trait Evaluator {
         Ok(())
     }
 
+    /// Answers several requests in one pass (an inference server's batch). The default joins
+    /// them into one request and splits the answers; a network overrides it to stage each
+    /// request's inputs straight into its device buffer.
+    fn evaluate_batch(&mut self, requests: &mut [Request]) -> Result<(), EvaluatorError> {
+        match requests {
+            [] => Ok(()),
+            [one] => self.evaluate_request(one),
+            many => {
+                let mut all = Request::default();
+                for r in many.iter() {
+                    all.append(r);
+                }
+                self.evaluate_request(&mut all)?;
+                all.split_answers(many);
+                Ok(())
+            }
+        }
+    }
+
     /// Starts evaluating `r`; the answer comes with [`Ticket::wait`]. The default answers at
     /// once; an inference server's client answers later, so the caller can work meanwhile.
     fn submit(&mut self, mut r: Request) -> Result<Ticket, EvaluatorError> {
@@ -197,6 +231,9 @@ impl<E: Evaluator + ?Sized> Evaluator for &mut E {
     fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
         (**self).evaluate_request(r)
     }
+    fn evaluate_batch(&mut self, requests: &mut [Request]) -> Result<(), EvaluatorError> {
+        (**self).evaluate_batch(requests)
+    }
     fn submit(&mut self, r: Request) -> Result<Ticket, EvaluatorError> {
         (**self).submit(r)
     }
@@ -218,6 +255,9 @@ impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
     }
     fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
         (**self).evaluate_request(r)
+    }
+    fn evaluate_batch(&mut self, requests: &mut [Request]) -> Result<(), EvaluatorError> {
+        (**self).evaluate_batch(requests)
     }
     fn submit(&mut self, r: Request) -> Result<Ticket, EvaluatorError> {
         (**self).submit(r)
@@ -332,6 +372,17 @@ mod tests {
         a.append(&r);
         e.evaluate_request(&mut a).unwrap();
         assert_eq!(a.logits, vec![3.0, 103.0, 107.0, 300.0, 309.0, 301.0]);
+        // Several requests in one pass: each gets its own answers.
+        let mut parts = vec![
+            request(&[(1.0, &[2])]),
+            request(&[]),
+            request(&[(100.0, &[3, 7]), (200.0, &[])]),
+        ];
+        e.evaluate_batch(&mut parts).unwrap();
+        assert_eq!(parts[0].logits, vec![3.0]);
+        assert!(parts[1].logits.is_empty() && parts[1].wdl.is_empty());
+        assert_eq!(parts[2].logits, vec![103.0, 107.0]);
+        assert_eq!(parts[2].wdl.len(), 2);
         // Bad requests are refused with a reason, never a panic.
         r.moves[0] = 10;
         assert!(e

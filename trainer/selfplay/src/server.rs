@@ -186,8 +186,8 @@ impl Evaluator for ServerEvaluator {
 fn serve(rx: mpsc::Receiver<Msg>, max_batch: usize, stats: &ServerStats) {
     let mut nets: HashMap<u64, DeviceEvaluator> = HashMap::new();
     let mut queue: VecDeque<Job> = VecDeque::new();
-    let mut combined = Request::default();
     let mut batch: Vec<Job> = Vec::new();
+    let mut requests: Vec<Request> = Vec::new();
     let mut stopping = false;
     // Returns whether the message asks to stop.
     let handle = |m: Msg, nets: &mut HashMap<u64, DeviceEvaluator>, q: &mut VecDeque<Job>| {
@@ -238,29 +238,15 @@ fn serve(rx: mpsc::Receiver<Msg>, max_batch: usize, stats: &ServerStats) {
                 i += 1;
             }
         }
+        requests.extend(batch.iter_mut().map(|j| std::mem::take(&mut j.req)));
         let t = Instant::now();
         let result = match nets.get_mut(&id) {
             None => Err(EvaluatorError("network no longer served".into())),
-            Some(net) if batch.len() == 1 => net.evaluate_request(&mut batch[0].req),
-            Some(net) => {
-                combined.clear();
-                for j in &batch {
-                    combined.append(&j.req);
-                }
-                net.evaluate_request(&mut combined).map(|()| {
-                    let (mut p, mut m) = (0, 0);
-                    for j in batch.iter_mut() {
-                        let (np, nm) = (j.req.len(), j.req.moves.len());
-                        j.req.logits.clear();
-                        j.req.logits.extend_from_slice(&combined.logits[m..m + nm]);
-                        j.req.wdl.clear();
-                        j.req.wdl.extend_from_slice(&combined.wdl[p..p + np]);
-                        p += np;
-                        m += nm;
-                    }
-                })
-            }
+            Some(net) => net.evaluate_batch(&mut requests),
         };
+        for (j, r) in batch.iter_mut().zip(requests.drain(..)) {
+            j.req = r;
+        }
         let spent = t.elapsed();
         stats.batches.fetch_add(1, Ordering::Relaxed);
         stats.positions.fetch_add(n as u64, Ordering::Relaxed);
@@ -313,11 +299,19 @@ impl Evaluator for SimulatedDevice {
     }
 
     fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
+        self.evaluate_batch(std::slice::from_mut(r))
+    }
+
+    /// One wait for the whole batch, whatever its size.
+    fn evaluate_batch(&mut self, requests: &mut [Request]) -> Result<(), EvaluatorError> {
         std::thread::sleep(self.latency);
-        search::UniformEvaluator {
+        let mut uniform = search::UniformEvaluator {
             input_len: self.input_len,
             policy_len: self.policy_len,
+        };
+        for r in requests {
+            uniform.evaluate_request(r)?;
         }
-        .evaluate_request(r)
+        Ok(())
     }
 }
