@@ -1,11 +1,9 @@
-//! Timing helpers for `trainer bench`: the raw network forward (with its outputs copied back,
-//! as the search needs them) and the bare training step, so benchmarks outside this crate never
-//! touch libtorch.
+//! Timing helpers for `trainer bench`: the bare training step, so benchmarks outside this crate
+//! never touch libtorch (the forward is timed through the `Evaluator` trait).
 
-use crate::net::Network;
 use crate::train::{Batch, Trainer};
 use std::time::Instant;
-use tch::{Device, Kind, Tensor};
+use tch::{Kind, Tensor};
 
 /// Runs `f` repeatedly for about `seconds` (after one warm-up call, at least 3 timed calls);
 /// returns calls per second.
@@ -18,39 +16,6 @@ pub fn rate(seconds: f64, mut f: impl FnMut()) -> f64 {
         n += 1;
     }
     n as f64 / t.elapsed().as_secs_f64()
-}
-
-/// Evaluations/s of the bare forward of `net` (on `device`) at `batch`, with the policy logits and WDL
-/// probabilities copied back to the host. `inputs` (batch x input length) are encoded
-/// positions; without them, uniform random planes.
-pub fn forward_rate(
-    net: &Network,
-    device: Device,
-    inputs: Option<&[f32]>,
-    batch: usize,
-    seconds: f64,
-) -> f64 {
-    let s = net.shape;
-    let dims = [
-        batch as i64,
-        s.planes as i64,
-        s.ranks as i64,
-        s.files as i64,
-    ];
-    let x = match inputs {
-        Some(v) => Tensor::from_slice(v).view(dims).to_device(device),
-        None => Tensor::rand(dims, (Kind::Float, device)),
-    };
-    rate(seconds, || {
-        tch::no_grad(|| {
-            let (p, w) = net.forward_t(&x, false);
-            // Wait for the device and bring the results back, as the search does.
-            let _ = (
-                p.to_device(Device::Cpu),
-                w.softmax(-1, Kind::Float).to_device(Device::Cpu),
-            );
-        })
-    }) * batch as f64
 }
 
 /// Samples/s of the bare training step of `t` on a random batch of `batch` positions.

@@ -259,9 +259,7 @@ fn bench_nn(
         let enc = selfplay::Encoder::new(v.clone());
         let new = || model::Trainer::new(&cfg, shape, model::TrainConfig::default(), device, 1);
         let t = new();
-        let mut ev: Vec<Box<dyn search::Evaluator + Send>> = vec![Box::new(
-            model::NetEvaluator::with_precision(t.vs, t.net, precision),
-        )];
+        let mut ev = model::NetEvaluator::with_precision(t.vs, t.net, precision);
         println!(
             "{} ({}x{}, {} planes, policy {})",
             v.name,
@@ -272,7 +270,8 @@ fn bench_nn(
         );
         for &b in batches {
             let req = pipeline::bench::sample_request(&enc, b, 3);
-            let r = pipeline::bench::request_rate(&mut ev, &req, seconds)?;
+            // On this thread: libtorch's OpenMP pool is at its best on the first thread using it.
+            let r = pipeline::bench::request_rate_here(&mut ev, &req, seconds)?;
             println!(
                 "  forward batch {b:>4}: {r:>10.0} evals/s ({:.0} legal moves a position)",
                 req.moves.len() as f64 / b.max(1) as f64

@@ -161,8 +161,11 @@ pub fn sample_request(enc: &selfplay::Encoder, batch: usize, seed: u64) -> searc
     r
 }
 
-/// Evaluations/s of `evaluators`, each on its own thread at once, answering `request` again
-/// and again for about `seconds` (after one warm-up call).
+/// Evaluations/s of `evaluators`, each on its own new thread at once (as in self-play: on this
+/// 2-core machine a network with 2 intra-op threads runs at half the speed on a new thread
+/// than on the thread that first used libtorch, as OpenMP throttles its spin-waiting once it
+/// manages more threads than cores), answering `request` again and again for about `seconds`
+/// (after one warm-up call).
 pub fn request_rate(
     evaluators: &mut [Box<dyn search::Evaluator + Send>],
     request: &search::Request,
@@ -171,19 +174,7 @@ pub fn request_rate(
     let rates: Vec<Result<f64>> = std::thread::scope(|scope| {
         let handles: Vec<_> = evaluators
             .iter_mut()
-            .map(|ev| {
-                let mut r = request.clone();
-                scope.spawn(move || -> Result<f64> {
-                    ev.evaluate_request(&mut r)?;
-                    let t = Instant::now();
-                    let mut n = 0u64;
-                    while n < 3 || t.elapsed().as_secs_f64() < seconds {
-                        ev.evaluate_request(&mut r)?;
-                        n += 1;
-                    }
-                    Ok(n as f64 * r.len() as f64 / t.elapsed().as_secs_f64())
-                })
-            })
+            .map(|ev| scope.spawn(|| request_rate_here(ev.as_mut(), request, seconds)))
             .collect();
         handles
             .into_iter()
@@ -191,6 +182,24 @@ pub fn request_rate(
             .collect()
     });
     rates.into_iter().sum()
+}
+
+/// Evaluations/s of `ev` on the calling thread, answering `request` again and again for about
+/// `seconds` (after one warm-up call).
+pub fn request_rate_here(
+    ev: &mut dyn search::Evaluator,
+    request: &search::Request,
+    seconds: f64,
+) -> Result<f64> {
+    let mut r = request.clone();
+    ev.evaluate_request(&mut r)?;
+    let t = Instant::now();
+    let mut n = 0u64;
+    while n < 3 || t.elapsed().as_secs_f64() < seconds {
+        ev.evaluate_request(&mut r)?;
+        n += 1;
+    }
+    Ok(n as f64 * r.len() as f64 / t.elapsed().as_secs_f64())
 }
 
 /// Self-play evals/s (every move a full search of `simulations`, continuous games, no
