@@ -108,16 +108,18 @@ impl NetEvaluator {
     /// copied once into the staging buffer (pinned on CUDA, then copied asynchronously).
     fn device_inputs(&mut self, requests: &[Request], n: usize) -> Tensor {
         let s = self.net.shape;
-        let dims = [n as i64, s.planes as i64, s.ranks as i64, s.files as i64];
+        let rows = padded_rows(n, self.device);
+        let dims = [rows as i64, s.planes as i64, s.ranks as i64, s.files as i64];
         if let [one] = requests {
             if !self.device.is_cuda() {
                 return host_view(&one.inputs, &dims).to_kind(self.fast.kind);
             }
         }
-        let total = (n * s.input_len()) as i64;
+        let total = (rows * s.input_len()) as i64;
         if self.staging.as_ref().is_none_or(|t| t.size()[0] < total) {
-            // Room for twice the batch, so that slowly growing batches do not re-allocate.
-            let t = Tensor::empty([2 * total], (Kind::Float, Device::Cpu));
+            // Room for twice the batch, so that slowly growing batches do not re-allocate;
+            // zeroed, as padding rows are read (and their outputs ignored).
+            let t = Tensor::zeros([2 * total], (Kind::Float, Device::Cpu));
             self.staging = Some(if self.device.is_cuda() {
                 t.pin_memory(self.device)
             } else {
@@ -139,6 +141,17 @@ impl NetEvaluator {
         } else {
             x.to_kind(self.fast.kind)
         }
+    }
+}
+
+/// Rows of a forward pass of `n` positions: on CUDA, padded to a few sizes (powers of two up to
+/// 64, then multiples of 64) so that cuDNN autotunes a few shapes rather than every batch size
+/// the server forms; on CPU, `n`.
+fn padded_rows(n: usize, device: Device) -> usize {
+    match device {
+        Device::Cuda(_) if n <= 64 => n.next_power_of_two(),
+        Device::Cuda(_) => n.div_ceil(64) * 64,
+        _ => n,
     }
 }
 
@@ -250,7 +263,11 @@ impl Evaluator for NetEvaluator {
             let (p, v) = self.fast.forward(&x);
             let idx = host_view(&self.indices, &[nm as i64]).to_device(self.device);
             let logits = p.view([-1]).index_select(0, &idx).to_kind(Kind::Float);
-            let wdl = v.to_kind(Kind::Float).softmax(-1, Kind::Float).view([-1]);
+            let wdl = v
+                .narrow(0, 0, n as i64)
+                .to_kind(Kind::Float)
+                .softmax(-1, Kind::Float)
+                .view([-1]);
             let both = Tensor::cat(&[logits, wdl], 0);
             self.answers.resize(nm + 3 * n, 0.0);
             both.f_copy_data(&mut self.answers, nm + 3 * n)
@@ -297,5 +314,24 @@ pub fn parse_device(s: &str) -> Result<Device, String> {
                 "--device {s:?}: expected cpu, cuda, cuda:N or auto"
             )),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuda_batches_are_padded_to_few_shapes() {
+        let cuda = Device::Cuda(0);
+        let rows: Vec<usize> = [1, 3, 33, 64, 65, 200, 4096]
+            .iter()
+            .map(|&n| padded_rows(n, cuda))
+            .collect();
+        assert_eq!(rows, vec![1, 4, 64, 64, 128, 256, 4096]);
+        let shapes: std::collections::HashSet<usize> =
+            (1..=4096).map(|n| padded_rows(n, cuda)).collect();
+        assert_eq!(shapes.len(), 7 + 63);
+        assert_eq!(padded_rows(200, Device::Cpu), 200);
     }
 }
