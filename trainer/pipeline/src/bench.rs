@@ -254,11 +254,11 @@ pub fn selfplay_efficiency(o: &SelfplayOptions) -> Result<SelfplayBench> {
                 bail!("--simulate-device: the latency must be above 0 and below 60,000 ms");
             }
             let q = selfplay::InferenceServer::start(batch);
-            let net = q.register(Box::new(selfplay::SimulatedDevice {
-                input_len: enc.input_len(),
-                policy_len: enc.policy_len(),
-                latency: std::time::Duration::from_secs_f64(ms / 1000.0),
-            }));
+            let net = q.register(Box::new(selfplay::SimulatedDevice::new(
+                enc.input_len(),
+                enc.policy_len(),
+                std::time::Duration::from_secs_f64(ms / 1000.0),
+            )));
             (Some(batch as f64 * 1000.0 / ms), Some((q, net)))
         }
         None => {

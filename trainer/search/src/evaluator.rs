@@ -214,55 +214,38 @@ pub trait Evaluator {
     }
 }
 
-impl<E: Evaluator + ?Sized> Evaluator for &mut E {
-    fn input_len(&self) -> usize {
-        (**self).input_len()
-    }
-    fn policy_len(&self) -> usize {
-        (**self).policy_len()
-    }
-    fn evaluate(
-        &mut self,
-        inputs: &[f32],
-        batch: usize,
-    ) -> Result<Vec<Evaluation>, EvaluatorError> {
-        (**self).evaluate(inputs, batch)
-    }
-    fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
-        (**self).evaluate_request(r)
-    }
-    fn evaluate_batch(&mut self, requests: &mut [Request]) -> Result<(), EvaluatorError> {
-        (**self).evaluate_batch(requests)
-    }
-    fn submit(&mut self, r: Request) -> Result<Ticket, EvaluatorError> {
-        (**self).submit(r)
-    }
+/// Evaluators behind a reference or a box forward every method (the defaults would bypass
+/// the inner evaluator's own fast paths).
+macro_rules! forward_evaluator {
+    ($($ty:ty),*) => {$(
+        impl<E: Evaluator + ?Sized> Evaluator for $ty {
+            fn input_len(&self) -> usize {
+                (**self).input_len()
+            }
+            fn policy_len(&self) -> usize {
+                (**self).policy_len()
+            }
+            fn evaluate(
+                &mut self,
+                inputs: &[f32],
+                batch: usize,
+            ) -> Result<Vec<Evaluation>, EvaluatorError> {
+                (**self).evaluate(inputs, batch)
+            }
+            fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
+                (**self).evaluate_request(r)
+            }
+            fn evaluate_batch(&mut self, requests: &mut [Request]) -> Result<(), EvaluatorError> {
+                (**self).evaluate_batch(requests)
+            }
+            fn submit(&mut self, r: Request) -> Result<Ticket, EvaluatorError> {
+                (**self).submit(r)
+            }
+        }
+    )*};
 }
 
-impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
-    fn input_len(&self) -> usize {
-        (**self).input_len()
-    }
-    fn policy_len(&self) -> usize {
-        (**self).policy_len()
-    }
-    fn evaluate(
-        &mut self,
-        inputs: &[f32],
-        batch: usize,
-    ) -> Result<Vec<Evaluation>, EvaluatorError> {
-        (**self).evaluate(inputs, batch)
-    }
-    fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
-        (**self).evaluate_request(r)
-    }
-    fn evaluate_batch(&mut self, requests: &mut [Request]) -> Result<(), EvaluatorError> {
-        (**self).evaluate_batch(requests)
-    }
-    fn submit(&mut self, r: Request) -> Result<Ticket, EvaluatorError> {
-        (**self).submit(r)
-    }
-}
+forward_evaluator!(&mut E, Box<E>);
 
 /// Uniform policy and an even WDL: the network-free baseline and the test double.
 #[derive(Clone, Debug)]

@@ -268,21 +268,32 @@ fn serve(rx: mpsc::Receiver<Msg>, max_batch: usize, stats: &ServerStats) {
 /// with a device of that latency.
 #[derive(Clone, Debug)]
 pub struct SimulatedDevice {
-    /// Floats per encoded position.
-    pub input_len: usize,
-    /// Length of the policy vector.
-    pub policy_len: usize,
+    /// The answers (and the sizes they check).
+    pub uniform: search::UniformEvaluator,
     /// The wait per batch, whatever its size.
     pub latency: Duration,
 }
 
+impl SimulatedDevice {
+    /// A device for positions of `input_len` floats and policies of `policy_len`.
+    pub fn new(input_len: usize, policy_len: usize, latency: Duration) -> SimulatedDevice {
+        SimulatedDevice {
+            uniform: search::UniformEvaluator {
+                input_len,
+                policy_len,
+            },
+            latency,
+        }
+    }
+}
+
 impl Evaluator for SimulatedDevice {
     fn input_len(&self) -> usize {
-        self.input_len
+        self.uniform.input_len
     }
 
     fn policy_len(&self) -> usize {
-        self.policy_len
+        self.uniform.policy_len
     }
 
     fn evaluate(
@@ -291,11 +302,7 @@ impl Evaluator for SimulatedDevice {
         batch: usize,
     ) -> Result<Vec<Evaluation>, EvaluatorError> {
         std::thread::sleep(self.latency);
-        search::UniformEvaluator {
-            input_len: self.input_len,
-            policy_len: self.policy_len,
-        }
-        .evaluate(inputs, batch)
+        self.uniform.evaluate(inputs, batch)
     }
 
     fn evaluate_request(&mut self, r: &mut Request) -> Result<(), EvaluatorError> {
@@ -305,12 +312,8 @@ impl Evaluator for SimulatedDevice {
     /// One wait for the whole batch, whatever its size.
     fn evaluate_batch(&mut self, requests: &mut [Request]) -> Result<(), EvaluatorError> {
         std::thread::sleep(self.latency);
-        let mut uniform = search::UniformEvaluator {
-            input_len: self.input_len,
-            policy_len: self.policy_len,
-        };
         for r in requests {
-            uniform.evaluate_request(r)?;
+            self.uniform.evaluate_request(r)?;
         }
         Ok(())
     }

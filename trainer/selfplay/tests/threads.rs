@@ -153,11 +153,7 @@ fn several_threads_lose_and_repeat_no_game() {
 fn the_server_joins_waiting_batches_and_splits_the_answers() {
     let enc = encoder();
     let server = InferenceServer::start(100);
-    let slow = SimulatedDevice {
-        input_len: enc.input_len(),
-        policy_len: enc.policy_len(),
-        latency: Duration::from_millis(30),
-    };
+    let slow = SimulatedDevice::new(enc.input_len(), enc.policy_len(), Duration::from_millis(30));
     let mut a = server.register(Box::new(slow));
     let mut b = server.register(Box::new(hashed(&enc)));
     let request = |n: usize, first: u32| {
@@ -207,11 +203,7 @@ fn the_server_joins_waiting_batches_and_splits_the_answers() {
 #[test]
 fn the_simulated_device_waits_and_answers_uniformly() {
     let enc = encoder();
-    let mut d = SimulatedDevice {
-        input_len: enc.input_len(),
-        policy_len: enc.policy_len(),
-        latency: Duration::from_millis(20),
-    };
+    let mut d = SimulatedDevice::new(enc.input_len(), enc.policy_len(), Duration::from_millis(20));
     let mut r = Request::default();
     for _ in 0..64 {
         r.add_position(enc.input_len());
@@ -229,11 +221,11 @@ fn the_simulated_device_waits_and_answers_uniformly() {
 fn a_deadline_stops_every_thread() {
     let enc = encoder();
     let server = InferenceServer::start(16);
-    let net = server.register(Box::new(SimulatedDevice {
-        input_len: enc.input_len(),
-        policy_len: enc.policy_len(),
-        latency: Duration::from_millis(2),
-    }));
+    let net = server.register(Box::new(SimulatedDevice::new(
+        enc.input_len(),
+        enc.policy_len(),
+        Duration::from_millis(2),
+    )));
     let t = Instant::now();
     let stats = play_parallel(
         &enc,
