@@ -32,7 +32,7 @@ pub use opening::{random_openings, read_openings, Opening};
 pub use play::{play_human, render, MAX_HANDS};
 pub use player::{Forfeit, Player};
 pub use record::{result_text, to_csa, Recorder};
-pub use searcher::Searcher;
+pub use searcher::{NetView, Searcher};
 pub use tally::{sprt_bounds, Score, Sprt, SprtVerdict, Tally};
 pub use usi::{UsiEngine, MAX_TREE_SIMULATIONS};
 pub use variant::load_variant;

@@ -3,7 +3,7 @@
 use anyhow::{bail, Context, Result};
 use model::{check_encoding, load_model, parse_device, NetEvaluator};
 use rules::{Move, Position, Variant};
-use search::{Algorithm, Evaluator, Search, SearchConfig, UniformEvaluator};
+use search::{Algorithm, Evaluator, Request, Search, SearchConfig, SearchResult, UniformEvaluator};
 use selfplay::Encoder;
 use std::path::Path;
 use std::sync::Arc;
@@ -16,8 +16,16 @@ pub struct Searcher {
     net: Box<dyn Evaluator>,
     nodes: u32,
     seed: u64,
-    input: Vec<f32>,
-    logits: Vec<f32>,
+    request: Request,
+}
+
+/// The network's own view of a position: its WDL and its policy over the legal moves.
+#[derive(Clone, Debug)]
+pub struct NetView {
+    /// Win, draw, loss for the side to move.
+    pub wdl: [f32; 3],
+    /// The legal moves with their probabilities (softmax of their logits), most likely first.
+    pub moves: Vec<(Move, f32)>,
 }
 
 impl Searcher {
@@ -54,9 +62,79 @@ impl Searcher {
             net,
             nodes: nodes.max(1),
             seed: 0,
-            input: Vec::new(),
-            logits: Vec::new(),
+            request: Request::default(),
         })
+    }
+
+    /// The variant's encoder.
+    pub fn encoder(&self) -> &Encoder {
+        &self.encoder
+    }
+
+    /// Evaluates `pos` and its legal moves `moves` in one request; returns the moves' logits
+    /// (in the order of `moves`) and the WDL.
+    fn evaluate(&mut self, pos: &Position, moves: &[Move]) -> Result<(&[f32], [f32; 3])> {
+        let r = &mut self.request;
+        r.clear();
+        self.encoder
+            .encode(pos, r.add_position(self.encoder.input_len()));
+        for &mv in moves {
+            r.moves.push(self.encoder.move_to_index(pos, mv) as u32);
+        }
+        r.end_position();
+        self.net.evaluate_request(r)?;
+        let wdl = *r.wdl.first().context("the evaluator returned nothing")?;
+        Ok((&r.logits, wdl))
+    }
+
+    /// The network alone on `pos`: its WDL and its policy over the legal moves.
+    pub fn net_view(&mut self, pos: &Position) -> Result<NetView> {
+        let legal = pos.legal_moves();
+        let (logits, wdl) = self.evaluate(pos, &legal)?;
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let exp: Vec<f32> = logits.iter().map(|&l| (l - max).exp()).collect();
+        let sum: f32 = exp.iter().sum();
+        let mut moves: Vec<(Move, f32)> = legal
+            .iter()
+            .copied()
+            .zip(exp.iter().map(|e| e / sum))
+            .collect();
+        moves.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Ok(NetView { wdl, moves })
+    }
+
+    /// A Gumbel search of `nodes` simulations (no noise) on `pos`, stopped early at `time` if
+    /// given; `None` when the position has no legal move.
+    pub fn analyse(
+        &mut self,
+        pos: &Position,
+        nodes: u32,
+        time: Option<Duration>,
+    ) -> Result<Option<SearchResult>> {
+        if pos.legal_moves().is_empty() {
+            return Ok(None);
+        }
+        let started = Instant::now();
+        let nodes = nodes.max(1);
+        let config = SearchConfig {
+            algorithm: Algorithm::Gumbel,
+            simulations: nodes,
+            reuse_tree: false,
+            ..SearchConfig::default()
+        };
+        self.seed = self.seed.wrapping_add(1);
+        let mut search = Search::new(config, pos.clone(), self.seed);
+        search.start(nodes, false);
+        while !search.finished() {
+            if search.root_visits() > 0 && time.is_some_and(|t| started.elapsed() >= t) {
+                break;
+            }
+            if search.select() {
+                let (logits, wdl) = self.evaluate(search.leaf_position(), search.leaf_moves())?;
+                search.expand(logits, wdl);
+            }
+        }
+        Ok(Some(search.result()))
     }
 
     /// The move to play in `pos` (not a finished game): Gumbel search without noise, `nodes`
@@ -68,37 +146,8 @@ impl Searcher {
             1 => return Ok(legal[0]),
             _ => {}
         }
-        let started = Instant::now();
-        let config = SearchConfig {
-            algorithm: Algorithm::Gumbel,
-            simulations: self.nodes,
-            reuse_tree: false,
-            ..SearchConfig::default()
-        };
-        self.seed = self.seed.wrapping_add(1);
-        let mut search = Search::new(config, pos.clone(), self.seed);
-        search.start(self.nodes, false);
-        while !search.finished() {
-            if search.root_visits() > 0 && time.is_some_and(|t| started.elapsed() >= t) {
-                break;
-            }
-            if search.select() {
-                let leaf = search.leaf_position();
-                self.input.resize(self.encoder.input_len(), 0.0);
-                self.encoder.encode(leaf, &mut self.input);
-                let out = self.net.evaluate(&self.input, 1)?;
-                let e = out
-                    .into_iter()
-                    .next()
-                    .context("the evaluator returned nothing")?;
-                self.logits.clear();
-                for &mv in search.leaf_moves() {
-                    self.logits
-                        .push(e.policy_logits[self.encoder.move_to_index(leaf, mv)]);
-                }
-                search.expand(&self.logits, e.wdl);
-            }
-        }
-        Ok(search.result().best)
+        let nodes = self.nodes;
+        let r = self.analyse(pos, nodes, time)?;
+        Ok(r.context("no legal move")?.best)
     }
 }

@@ -3,6 +3,7 @@
 mod arena;
 mod bench;
 mod benchreport;
+mod evalcmd;
 mod netcmd;
 mod play;
 mod rulescmd;
@@ -135,6 +136,9 @@ enum Command {
         #[arg(long)]
         python: Option<PathBuf>,
     },
+    /// What a network thinks of a position: its win/draw/loss and its most likely moves, and
+    /// with --nodes what its search finds (--json for one JSON object).
+    Eval(evalcmd::EvalArgs),
     /// A USI engine (stdin/stdout) on a trained model, for GUIs and tournament tools.
     Usi {
         /// Model weights (.safetensors with its .json sidecar); the variant comes from the
@@ -224,6 +228,7 @@ fn main() {
         } => netcmd::export(&model, format, out, &device, python),
         Command::Usi { model, variant } => usi::run(model.as_deref(), variant.as_deref()),
         Command::Arena(a) => arena::run(a),
+        Command::Eval(a) => evalcmd::run(a),
         Command::Play(a) => play::run(a),
         Command::Bench { what } => bench::run(what),
     };

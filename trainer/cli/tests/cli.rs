@@ -344,3 +344,75 @@ fn bench_selfplay_prints_the_ratio_last() {
         );
     }
 }
+
+/// `trainer eval`: the network's WDL and policy over the legal moves, the search's visits with
+/// --nodes, one JSON object with --json; bad moves and positions are named.
+#[test]
+fn eval_prints_the_network_view_and_the_search() {
+    let dir = tmp("eval");
+    let m = dir.join("m.safetensors");
+    let ms = m.to_str().unwrap();
+    let out = trainer(&[
+        "init",
+        "--variant",
+        "minishogi",
+        "--model",
+        "b2c16",
+        "--out",
+        ms,
+    ]);
+    assert!(out.status.success());
+    let out = trainer(&[
+        "eval", "--model", ms, "--moves", "5d5c", "--json", "--nodes", "24",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON object");
+    let wdl: Vec<f64> = v["wdl"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!((wdl.iter().sum::<f64>() - 1.0).abs() < 1e-4, "{wdl:?}");
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len() as u64, v["legal_moves"].as_u64().unwrap());
+    let total: f64 = moves.iter().map(|m| m["prob"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-4, "probabilities sum to {total}");
+    let probs: Vec<f64> = moves.iter().map(|m| m["prob"].as_f64().unwrap()).collect();
+    assert!(probs.windows(2).all(|w| w[0] >= w[1]), "most likely first");
+    assert_eq!(v["side_to_move"], "gote");
+    // The search's best move is one of the legal moves, its visits spend the budget.
+    let s = &v["search"];
+    let usi: Vec<&str> = moves.iter().map(|m| m["usi"].as_str().unwrap()).collect();
+    assert!(usi.contains(&s["best"].as_str().unwrap()));
+    let visits: u64 = s["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["visits"].as_u64().unwrap())
+        .sum();
+    assert!(visits > 0 && visits <= 24, "{visits} visits");
+    // Text output: the top moves.
+    let out = trainer(&["eval", "--model", ms, "--top", "3"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("network: win") && text.lines().count() == 5,
+        "{text}"
+    );
+    for (args, token) in [
+        (vec!["--moves", "5d5c", "9z9a"], "9z"),
+        (vec!["--sfen", "garbage"], "garbage"),
+    ] {
+        let mut all = vec!["eval", "--model", ms];
+        all.extend(args);
+        let out = trainer(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(token), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

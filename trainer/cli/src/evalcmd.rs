@@ -1,0 +1,150 @@
+//! `trainer eval`: what a network thinks of a position (its WDL and its policy over the legal
+//! moves) and, with `--nodes`, what its search finds.
+
+use anyhow::{Context, Result};
+use rules::{Position, Variant};
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// `trainer eval` arguments.
+#[derive(clap::Args)]
+pub struct EvalArgs {
+    /// Model weights (.safetensors with its .json sidecar); the variant comes from the sidecar.
+    #[arg(long)]
+    model: PathBuf,
+    /// The position as SFEN (default: the variant's start position).
+    #[arg(long)]
+    sfen: Option<String>,
+    /// Moves in USI notation played from that position (several values, or one quoted list).
+    #[arg(long, num_args = 1..)]
+    moves: Vec<String>,
+    /// Moves listed, most likely first (default: 10; with --json, every legal move).
+    #[arg(long)]
+    top: Option<usize>,
+    /// Also search this many simulations (Gumbel, no noise): visits and the best move.
+    #[arg(long, default_value_t = 0)]
+    nodes: u32,
+    /// One JSON object on stdout: `wdl`, `moves` (`usi`, `prob`), and `search` with --nodes.
+    #[arg(long)]
+    json: bool,
+    /// cpu, cuda, cuda:N or auto.
+    #[arg(long, default_value = "cpu")]
+    device: String,
+}
+
+/// Runs `trainer eval`.
+pub fn run(a: EvalArgs) -> Result<()> {
+    let meta = model::read_meta(&a.model)
+        .with_context(|| format!("reading the sidecar of {}", a.model.display()))?;
+    let variant = Arc::new(
+        Variant::compile_named(
+            meta.variant_spec.clone(),
+            &format!("{} (sidecar)", a.model.display()),
+        )
+        .with_context(|| format!("compiling the variant of {}", a.model.display()))?,
+    );
+    let mut pos = match &a.sfen {
+        Some(s) => Position::from_sfen(&variant, s)?,
+        None => Position::start(variant.clone()),
+    };
+    pos.play_usi(&a.moves.join(" "))?;
+    let mut searcher = ::arena::Searcher::new(&variant, Some(&a.model), a.nodes, &a.device)?;
+    let view = searcher.net_view(&pos)?;
+    let search = if a.nodes > 0 {
+        searcher.analyse(&pos, a.nodes, None)?
+    } else {
+        None
+    };
+    let top = a
+        .top
+        .unwrap_or(if a.json { usize::MAX } else { 10 })
+        .min(view.moves.len());
+    let outcome = pos.outcome().map(|o| {
+        format!(
+            "{} ({})",
+            match o.winner {
+                Some(c) => format!("{c:?} wins"),
+                None => "draw".into(),
+            },
+            o.reason.name()
+        )
+    });
+    if a.json {
+        let mut out = json!({
+            "sfen": pos.to_sfen(),
+            "side_to_move": format!("{:?}", pos.side_to_move()).to_lowercase(),
+            "wdl": view.wdl,
+            "value": view.wdl[0] - view.wdl[2],
+            "legal_moves": view.moves.len(),
+            "moves": view.moves[..top].iter().map(|(m, p)| json!({
+                "usi": pos.move_to_usi(*m),
+                "prob": p,
+            })).collect::<Vec<_>>(),
+        });
+        if let Some(o) = &outcome {
+            out["outcome"] = json!(o);
+        }
+        if let Some(r) = &search {
+            let mut order: Vec<usize> = (0..r.moves.len()).collect();
+            order.sort_by(|&x, &y| {
+                r.visits[y]
+                    .cmp(&r.visits[x])
+                    .then(r.policy_target[y].total_cmp(&r.policy_target[x]))
+            });
+            out["search"] = json!({
+                "nodes": a.nodes,
+                "best": pos.move_to_usi(r.best),
+                "value": r.root_value,
+                "wdl": r.root_wdl,
+                "moves": order.iter().take(top).map(|&i| json!({
+                    "usi": pos.move_to_usi(r.moves[i]),
+                    "visits": r.visits[i],
+                    "policy": r.policy_target[i],
+                    "q": r.q[i],
+                })).collect::<Vec<_>>(),
+            });
+        }
+        println!("{out}");
+        return Ok(());
+    }
+    println!("position {}", pos.to_sfen());
+    if let Some(o) = &outcome {
+        println!("game over: {o}");
+    }
+    println!(
+        "network: win {:.3} draw {:.3} loss {:.3} for {:?} (value {:+.3}), {} legal moves",
+        view.wdl[0],
+        view.wdl[1],
+        view.wdl[2],
+        pos.side_to_move(),
+        view.wdl[0] - view.wdl[2],
+        view.moves.len()
+    );
+    for (m, p) in &view.moves[..top] {
+        println!("  {:<8} {:>6.2}%", pos.move_to_usi(*m), 100.0 * p);
+    }
+    if let Some(r) = &search {
+        println!(
+            "search, {} simulations: best {} (value {:+.3}; win {:.3} draw {:.3} loss {:.3})",
+            a.nodes,
+            pos.move_to_usi(r.best),
+            r.root_value,
+            r.root_wdl[0],
+            r.root_wdl[1],
+            r.root_wdl[2]
+        );
+        let mut order: Vec<usize> = (0..r.moves.len()).collect();
+        order.sort_by(|&x, &y| r.visits[y].cmp(&r.visits[x]));
+        for &i in order.iter().take(top) {
+            println!(
+                "  {:<8} {:>6} visits  policy {:>6.2}%  q {:+.3}",
+                pos.move_to_usi(r.moves[i]),
+                r.visits[i],
+                100.0 * r.policy_target[i],
+                r.q[i]
+            );
+        }
+    }
+    Ok(())
+}
