@@ -197,6 +197,11 @@ fn configs_that_cannot_work_are_refused() {
         format!("{base}steps_per_generation = 5\ndevice = \"tpu\"\n"),
     )
     .unwrap();
+    std::fs::write(
+        runs.join("gpu.toml"),
+        format!("{base}[selfplay]\ninference = \"gpu\"\n"),
+    )
+    .unwrap();
     let piece =
         |letter: &str| format!("[[pieces]]\nletter = \"{letter}\"\nname = \"x\"\nbetza = \"W\"\n");
     std::fs::write(
@@ -211,6 +216,7 @@ fn configs_that_cannot_work_are_refused() {
     for (file, key) in [
         ("runs/zero.toml", "steps_per_generation"),
         ("runs/tpu.toml", "device"),
+        ("runs/gpu.toml", "line 5 (inference = \"gpu\")"),
         ("variants/twice.toml", "pieces[1].letter"),
     ] {
         let path = d.join(file);
