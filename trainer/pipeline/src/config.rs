@@ -203,9 +203,8 @@ impl RunConfig {
     pub fn from_toml(text: &str, file: &str) -> Result<RunConfig> {
         let mut c: RunConfig = toml::from_str(text).map_err(|e| {
             // The line (and so the key) the parser stopped at, when the error is on one line.
-            let one_line = |s: &std::ops::Range<usize>| {
-                text.get(s.clone()).is_some_and(|t| !t.contains('\n'))
-            };
+            let one_line =
+                |s: &std::ops::Range<usize>| text.get(s.clone()).is_some_and(|t| !t.contains('\n'));
             let at = e.span().filter(one_line).map_or(String::new(), |s| {
                 let n = text[..s.start.min(text.len())].matches('\n').count();
                 let line = text.lines().nth(n).unwrap_or("").trim();
