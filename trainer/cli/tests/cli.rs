@@ -11,6 +11,22 @@ fn trainer(args: &[&str]) -> Output {
         .expect("run trainer")
 }
 
+/// A fresh minishogi b2c16 model `m.safetensors` in `dir`.
+fn init_model(dir: &std::path::Path) -> PathBuf {
+    let m = dir.join("m.safetensors");
+    let o = trainer(&[
+        "init",
+        "--variant",
+        "minishogi",
+        "--model",
+        "b2c16",
+        "--out",
+        m.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    m
+}
+
 fn tmp(name: &str) -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("cli-{}-{name}", std::process::id()));
@@ -142,17 +158,7 @@ fn explain_prints_the_encoding() {
 #[test]
 fn init_then_export_torchscript() {
     let d = tmp("export");
-    let m = d.join("m.safetensors");
-    let o = trainer(&[
-        "init",
-        "--variant",
-        "minishogi",
-        "--model",
-        "b2c16",
-        "--out",
-        m.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = init_model(&d);
     let o = trainer(&[
         "export",
         "--model",
@@ -355,19 +361,8 @@ fn bench_selfplay_prints_the_ratio_last() {
 /// --nodes, one JSON object with --json; bad moves and positions are named.
 #[test]
 fn eval_prints_the_network_view_and_the_search() {
-    let dir = tmp("eval");
-    let m = dir.join("m.safetensors");
+    let m = init_model(&tmp("eval"));
     let ms = m.to_str().unwrap();
-    let out = trainer(&[
-        "init",
-        "--variant",
-        "minishogi",
-        "--model",
-        "b2c16",
-        "--out",
-        ms,
-    ]);
-    assert!(out.status.success());
     let out = trainer(&[
         "eval", "--model", ms, "--moves", "5d5c", "--json", "--nodes", "24",
     ]);
