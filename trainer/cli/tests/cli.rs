@@ -3,28 +3,15 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+mod common;
+use common::init_model;
+
 fn trainer(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trainer"))
         .args(args)
         .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
         .output()
         .expect("run trainer")
-}
-
-/// A fresh minishogi b2c16 model `m.safetensors` in `dir`.
-fn init_model(dir: &std::path::Path) -> PathBuf {
-    let m = dir.join("m.safetensors");
-    let o = trainer(&[
-        "init",
-        "--variant",
-        "minishogi",
-        "--model",
-        "b2c16",
-        "--out",
-        m.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    m
 }
 
 fn tmp(name: &str) -> PathBuf {

@@ -21,6 +21,8 @@ steps_per_generation = 160
 min_samples = 50
 
 [selfplay]
+# One thread: a capped generation overshoots by at most its 4 games in flight.
+threads = 1
 parallel_games = 4
 full_simulations = 16
 fast_simulations = 4

@@ -1,5 +1,6 @@
 //! `trainer usi` driven as a subprocess through scripted USI sessions.
 
+mod common;
 use rules::{Position, Variant};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -437,24 +438,7 @@ fn minishogi_and_cannon_shosu_without_a_model() {
 fn engine_on_a_model() {
     let dir = std::env::temp_dir().join(format!("usi-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("m.safetensors");
-    let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
-        .args([
-            "init",
-            "--variant",
-            "minishogi",
-            "--model",
-            "b2c16",
-            "--out",
-        ])
-        .arg(&model)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let model = common::init_model(&dir);
     let m = model.to_str().unwrap();
     run_model_session(m);
 

@@ -2,8 +2,8 @@
 // Each test file uses the helpers it needs.
 #![allow(dead_code)]
 
-use std::path::Path;
-use std::process::{Child, ExitStatus};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 /// Polls `f` until it holds; fails the test after `timeout`.
@@ -33,4 +33,23 @@ pub fn wait_exit(c: &mut Child, timeout: Duration, what: &str) -> ExitStatus {
 /// The run's state.json (it must be there and valid).
 pub fn state(run: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).unwrap()).unwrap()
+}
+
+/// A fresh minishogi b2c16 model `m.safetensors` in `dir` (`trainer init`).
+pub fn init_model(dir: &Path) -> PathBuf {
+    let m = dir.join("m.safetensors");
+    let o = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args([
+            "init",
+            "--variant",
+            "minishogi",
+            "--model",
+            "b2c16",
+            "--out",
+        ])
+        .arg(&m)
+        .output()
+        .expect("run trainer init");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    m
 }
