@@ -1,6 +1,8 @@
-//! Games in lockstep: many games per thread, each step collects one leaf per game into one
-//! network batch per evaluator (no virtual loss needed; batches stay full at any simulation
-//! count). Used for self-play (one search per game) and for matches (one search per player).
+//! Games in lockstep: many games per thread, in groups that take turns; each group's turn
+//! collects one leaf per game into one network batch per evaluator (no virtual loss needed;
+//! batches stay full at any simulation count), submitted so that the next group is prepared
+//! while it is evaluated. Used for self-play (one search per game) and for matches (one search
+//! per player).
 
 use crate::encoding::Encoder;
 use crate::samples::{GameRecord, MoveTarget};
@@ -342,8 +344,9 @@ pub fn play_games(
     run_games(encoder, evals, searches, &cfg, mode, seed, &mut control)
 }
 
-/// The lockstep driver: keeps `cfg.parallel_games` slots busy with games as long as `control`
-/// starts them, one leaf per game per step, one batch per evaluator per step. `evaluators`
+/// The lockstep driver: keeps `cfg.pipeline` groups of `cfg.parallel_games` slots busy with
+/// games as long as `control` starts them, one leaf per game and one batch per evaluator in
+/// each group's turn. `evaluators`
 /// holds one network for self-play (later ones come from [`Control::new_network`]) or two
 /// for a match.
 pub fn run_games<'e>(
