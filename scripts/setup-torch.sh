@@ -17,6 +17,10 @@ fi
 if ! "$VENV/bin/python" -c 'import onnx, onnxruntime' 2>/dev/null; then
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check onnx onnxruntime >&2
 fi
+# cshogi (dlshogi's features, labels and hcpe reader) is the reference of the dlshogi export tests.
+if ! "$VENV/bin/python" -c 'import cshogi' 2>/dev/null; then
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check cshogi==1.1.0 >&2
+fi
 # A stable path for the build (.cargo/config.toml points LIBTORCH at it).
 ln -sfn "$(site)" .local/libtorch
 echo "$PWD/.local/libtorch"

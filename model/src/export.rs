@@ -61,26 +61,31 @@ pub fn export_torchscript(
     )
 }
 
-/// Converts a TorchScript file to ONNX with `python scripts/export_onnx.py`.
+/// Converts a TorchScript file to ONNX with `python scripts/export_onnx.py`. With `dlshogi`
+/// (a model in dlshogi's encoding) the ONNX file has dlshogi's two inputs and two outputs.
 pub fn export_onnx(
     torchscript: &Path,
     meta: &ModelMeta,
     out: &Path,
     python: &Path,
     script: &Path,
+    dlshogi: bool,
 ) -> Result<()> {
-    let status = Command::new(python)
-        .arg(script)
+    let mut cmd = Command::new(python);
+    cmd.arg(script)
         .arg(torchscript)
         .arg(out)
         .args(["--planes", &meta.planes.to_string()])
         .args(["--ranks", &meta.ranks.to_string()])
-        .args(["--files", &meta.files.to_string()])
-        .status()
-        .map_err(|e| ModelError::Checkpoint {
-            path: python.display().to_string(),
-            reason: format!("cannot run the ONNX exporter: {e}"),
-        })?;
+        .args(["--files", &meta.files.to_string()]);
+    if dlshogi {
+        let policy_len = meta.policy_planes * meta.ranks * meta.files;
+        cmd.args(["--dlshogi", "--policy-len", &policy_len.to_string()]);
+    }
+    let status = cmd.status().map_err(|e| ModelError::Checkpoint {
+        path: python.display().to_string(),
+        reason: format!("cannot run the ONNX exporter: {e}"),
+    })?;
     if !status.success() {
         return Err(ModelError::Checkpoint {
             path: out.display().to_string(),

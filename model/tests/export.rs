@@ -162,7 +162,7 @@ fn onnx_export_and_onnxruntime_check() {
     export_torchscript(&mut t.vs, &t.net, &meta, &ts, Device::Cpu).unwrap();
     let exporter = script("export_onnx.py");
     assert!(exporter.exists(), "{} is missing", exporter.display());
-    export_onnx(&ts, &meta, &onnx, &py, &exporter).unwrap();
+    export_onnx(&ts, &meta, &onnx, &py, &exporter, false).unwrap();
     assert!(
         std::fs::metadata(&onnx).unwrap().len() > 1000,
         "ONNX file is tiny"
@@ -211,6 +211,7 @@ fn onnx_export_failure_is_an_error() {
         &dir.join("x.onnx"),
         Path::new("/nonexistent/python"),
         &script("export_onnx.py"),
+        false,
     )
     .unwrap_err()
     .to_string();
@@ -222,6 +223,7 @@ fn onnx_export_failure_is_an_error() {
         &dir.join("x.onnx"),
         Path::new("/bin/sh"),
         &dir.join("no-such-script.sh"),
+        false,
     )
     .unwrap_err()
     .to_string();

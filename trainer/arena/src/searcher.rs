@@ -36,16 +36,22 @@ impl Searcher {
         nodes: u32,
         device: &str,
     ) -> Result<Searcher> {
-        let encoder = Encoder::new(variant.clone());
-        let net: Box<dyn Evaluator> = match model {
-            None => Box::new(UniformEvaluator {
-                input_len: encoder.input_len(),
-                policy_len: encoder.policy_len(),
-            }),
+        let (encoder, net): (Encoder, Box<dyn Evaluator>) = match model {
+            None => {
+                let encoder = Encoder::new(variant.clone());
+                let uniform = UniformEvaluator {
+                    input_len: encoder.input_len(),
+                    policy_len: encoder.policy_len(),
+                };
+                (encoder, Box::new(uniform))
+            }
             Some(path) => {
                 let device = parse_device(device).map_err(anyhow::Error::msg)?;
                 let (vs, net, meta) = load_model(path, device)
                     .with_context(|| format!("loading {}", path.display()))?;
+                // The model's own layout (generic or dlshogi), as recorded in its sidecar.
+                let encoder = Encoder::for_spec(variant.clone(), &meta.encoding)
+                    .with_context(|| format!("{}", path.display()))?;
                 check_encoding(&meta, &encoder.spec(), path).with_context(|| {
                     format!(
                         "{} is a {} model, not one for {}",
@@ -54,7 +60,7 @@ impl Searcher {
                         variant.name
                     )
                 })?;
-                Box::new(NetEvaluator::new(vs, net))
+                (encoder, Box::new(NetEvaluator::new(vs, net)))
             }
         };
         Ok(Searcher {

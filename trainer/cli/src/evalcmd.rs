@@ -16,6 +16,10 @@ pub struct EvalArgs {
     /// The position as SFEN (default: the variant's start position).
     #[arg(long)]
     sfen: Option<String>,
+    /// Evaluate every position of this file instead: one SFEN per line, optionally followed
+    /// by `moves` and USI moves (`-`: standard input); one report (JSON line) per position.
+    #[arg(long, conflicts_with_all = ["sfen", "moves"], value_name = "FILE")]
+    positions: Option<PathBuf>,
     /// Moves in USI notation played from that position (several values, or one quoted list).
     #[arg(long, num_args = 1..)]
     moves: Vec<String>,
@@ -44,15 +48,42 @@ pub fn run(a: EvalArgs) -> Result<()> {
         )
         .with_context(|| format!("compiling the variant of {}", a.model.display()))?,
     );
-    let mut pos = match &a.sfen {
-        Some(s) => Position::from_sfen(&variant, s)?,
-        None => Position::start(variant.clone()),
-    };
-    pos.play_usi(&a.moves.join(" "))?;
     let mut searcher = ::arena::Searcher::new(&variant, Some(&a.model), a.nodes, &a.device)?;
-    let view = searcher.net_view(&pos)?;
+    let Some(file) = &a.positions else {
+        let mut pos = match &a.sfen {
+            Some(s) => Position::from_sfen(&variant, s)?,
+            None => Position::start(variant.clone()),
+        };
+        pos.play_usi(&a.moves.join(" "))?;
+        return report(&a, &mut searcher, &pos);
+    };
+    let text = if file.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin()).context("reading the positions from stdin")?
+    } else {
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?
+    };
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (sfen, moves) = match line.split_once(" moves") {
+            Some((s, m)) => (s, m),
+            None => (line, ""),
+        };
+        let at = || format!("{}:{}", file.display(), n + 1);
+        let mut pos = Position::from_sfen(&variant, sfen).with_context(at)?;
+        pos.play_usi(moves).with_context(at)?;
+        report(&a, &mut searcher, &pos)?;
+    }
+    Ok(())
+}
+
+/// Prints what the network (and with --nodes its search) thinks of `pos`.
+fn report(a: &EvalArgs, searcher: &mut ::arena::Searcher, pos: &Position) -> Result<()> {
+    let view = searcher.net_view(pos)?;
     let search = if a.nodes > 0 {
-        searcher.analyse(&pos, a.nodes, None)?
+        searcher.analyse(pos, a.nodes, None)?
     } else {
         None
     };

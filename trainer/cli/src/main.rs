@@ -4,6 +4,7 @@ mod arena;
 mod bench;
 mod benchreport;
 mod evalcmd;
+mod exportcmd;
 mod netcmd;
 mod play;
 mod rulescmd;
@@ -55,6 +56,9 @@ enum Command {
         /// Print the network encoding of this variant (input planes, policy layout) instead.
         #[arg(long, value_name = "VARIANT")]
         explain: Option<String>,
+        /// The layout --explain describes: generic, or dlshogi (standard shogi only).
+        #[arg(long, default_value = "generic", requires = "explain")]
+        encoding: selfplay::EncodingLayout,
     },
     /// The main job: self-play, training and evaluation at the same time in runs/<name>/,
     /// until the config's generations or time budget. An existing run directory is resumed.
@@ -117,8 +121,12 @@ enum Command {
         /// Initialisation seed.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// Input and policy layout: generic (any variant), or dlshogi (standard shogi only; the
+        /// network exports with --format dlshogi-onnx for dlshogi and FukauraOu).
+        #[arg(long, default_value = "generic")]
+        encoding: selfplay::EncodingLayout,
     },
-    /// Export a model: TorchScript, safetensors or ONNX.
+    /// Export a model: TorchScript, safetensors, ONNX, or ONNX in dlshogi's layout.
     Export {
         /// Model weights (.safetensors with its .json sidecar).
         #[arg(long)]
@@ -136,6 +144,8 @@ enum Command {
         #[arg(long)]
         python: Option<PathBuf>,
     },
+    /// Export a run's self-play positions for another trainer: dlshogi's hcpe records.
+    ExportData(exportcmd::ExportDataArgs),
     /// What a network thinks of a position: its win/draw/loss and its most likely moves, and
     /// with --nodes what its search finds (--json for one JSON object).
     Eval(evalcmd::EvalArgs),
@@ -182,8 +192,11 @@ fn main() {
             paths,
             verbose,
             explain,
+            encoding,
         } => match explain {
-            Some(v) => load_variant(&v).map(|v| print!("{}", selfplay::Encoder::new(v).explain())),
+            Some(v) => load_variant(&v)
+                .and_then(|v| Ok(selfplay::Encoder::with_layout(v, encoding)?))
+                .map(|e| print!("{}", e.explain())),
             None => rulescmd::run_check(&paths, verbose),
         },
         Command::Run {
@@ -218,7 +231,8 @@ fn main() {
             model,
             out,
             seed,
-        } => netcmd::init(&variant, &model, &out, seed),
+            encoding,
+        } => netcmd::init(&variant, &model, &out, seed, encoding),
         Command::Export {
             model,
             format,
@@ -229,6 +243,7 @@ fn main() {
         Command::Usi { model, variant } => usi::run(model.as_deref(), variant.as_deref()),
         Command::Arena(a) => arena::run(a),
         Command::Eval(a) => evalcmd::run(a),
+        Command::ExportData(a) => exportcmd::export_data(a),
         Command::Play(a) => play::run(a),
         Command::Bench { what } => bench::run(what),
     };

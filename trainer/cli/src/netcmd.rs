@@ -18,12 +18,22 @@ pub enum Format {
     Safetensors,
     /// ONNX, converted from the TorchScript file by scripts/export_onnx.py.
     Onnx,
+    /// ONNX as dlshogi and FukauraOu load it (a model trained with encoding = "dlshogi"):
+    /// inputs `input1` [B, 62, 9, 9] and `input2` [B, 57, 9, 9], outputs `output_policy`
+    /// [B, 2187] (logits) and `output_value` [B, 1] (win + draw / 2 for the side to move).
+    DlshogiOnnx,
 }
 
 /// `trainer init`: writes a randomly initialised model for a variant.
-pub fn init(variant: &str, model: &str, out: &Path, seed: u64) -> Result<()> {
+pub fn init(
+    variant: &str,
+    model: &str,
+    out: &Path,
+    seed: u64,
+    encoding: selfplay::EncodingLayout,
+) -> Result<()> {
     let v = load_variant(variant)?;
-    let enc = Encoder::new(v.clone());
+    let enc = Encoder::with_layout(v.clone(), encoding)?;
     let cfg = ModelConfig::load(model)?;
     let t = Trainer::new(
         &cfg,
@@ -66,8 +76,16 @@ pub fn export(
     let ext = match format {
         Format::Torchscript => "pt",
         Format::Safetensors => "safetensors",
-        Format::Onnx => "onnx",
+        Format::Onnx | Format::DlshogiOnnx => "onnx",
     };
+    if format == Format::DlshogiOnnx && meta.encoding.layout != selfplay::EncodingLayout::Dlshogi {
+        bail!(
+            "{} uses the {} encoding; dlshogi-onnx needs a model trained with encoding = \
+             \"dlshogi\" (trainer init --encoding dlshogi, or the run config's encoding key)",
+            model_path.display(),
+            meta.encoding.layout
+        );
+    }
     let out = out.unwrap_or_else(|| model_path.with_extension(ext));
     if out == model_path {
         bail!("--out must differ from the model file");
@@ -75,12 +93,13 @@ pub fn export(
     match format {
         Format::Safetensors => save_model(&vs, &meta, &out)?,
         Format::Torchscript => export_torchscript(&mut vs, &net, &meta, &out, device)?,
-        Format::Onnx => {
+        Format::Onnx | Format::DlshogiOnnx => {
             let ts = out.with_extension("pt");
             export_torchscript(&mut vs, &net, &meta, &ts, device)?;
             let python = python.unwrap_or_else(default_python);
             let script = script_path("export_onnx.py")?;
-            export_onnx(&ts, &meta, &out, &python, &script)?;
+            let dlshogi = format == Format::DlshogiOnnx;
+            export_onnx(&ts, &meta, &out, &python, &script, dlshogi)?;
         }
     }
     println!("wrote {}", out.display());

@@ -20,6 +20,11 @@ pub struct RunConfig {
     pub variant: String,
     /// Network shape: a file stem of configs/models, a built-in, or a path.
     pub model: String,
+    /// Input and policy layout: "generic" (default, any variant) or "dlshogi" (standard
+    /// shogi only: networks that dlshogi and FukauraOu load, `trainer export --format
+    /// dlshogi-onnx`).
+    #[serde(default)]
+    pub encoding: selfplay::EncodingLayout,
     /// Seed of the network initialisation and of the evaluation openings.
     #[serde(default)]
     pub seed: u64,

@@ -12,6 +12,7 @@ pub mod bench;
 pub mod check;
 pub mod config;
 pub mod eval;
+pub mod export;
 pub mod metrics;
 pub mod run;
 pub mod status;

@@ -122,6 +122,8 @@ impl Run {
             bail!("--resume: {} does not exist", dir.display());
         }
         let variant = load_variant(&cfg.variant)?;
+        let encoder = Encoder::with_layout(variant.clone(), cfg.encoding)
+            .with_context(|| format!("{}: encoding", config_path.display()))?;
         let model = ModelConfig::load(&cfg.model)?;
         let device = model::parse_device(&cfg.device).map_err(anyhow::Error::msg)?;
         std::fs::create_dir_all(dir.join("models"))
@@ -131,7 +133,7 @@ impl Run {
         let mtext = toml::to_string(&model).context("serialising the model")?;
         write_atomic(&dir.join("model.toml"), mtext.as_bytes())?;
         let run = Run {
-            encoder: Encoder::new(variant.clone()),
+            encoder,
             dir,
             cfg,
             variant,
@@ -160,8 +162,10 @@ impl Run {
         let variant = Arc::new(Variant::compile_named(spec, &vpath.display().to_string())?);
         let model = ModelConfig::load(&dir.join("model.toml").display().to_string())?;
         let device = model::parse_device(&cfg.device).map_err(anyhow::Error::msg)?;
+        let encoder = Encoder::with_layout(variant.clone(), cfg.encoding)
+            .with_context(|| format!("{}: encoding", cfg_path.display()))?;
         Ok(Run {
-            encoder: Encoder::new(variant.clone()),
+            encoder,
             dir: dir.to_path_buf(),
             cfg,
             variant,

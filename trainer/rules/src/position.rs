@@ -2,7 +2,7 @@
 
 use crate::bitset::SquareSet;
 use crate::types::{Color, Kind, Move, Piece};
-use crate::variant::{Variant, MAX_SQUARES};
+use crate::variant::{Variant, CAPTURE, MAX_SQUARES};
 use std::sync::Arc;
 
 /// Most kinds a hand can hold.
@@ -276,6 +276,43 @@ impl Position {
     #[inline]
     pub fn is_attacked(&self, sq: usize, by: Color) -> bool {
         attacked(&self.variant, &self.board, sq, by)
+    }
+
+    /// The squares the piece on `sq` attacks: where it could capture if an enemy piece stood
+    /// there, its rides blocked by the pieces on the board (empty for an empty square). Network
+    /// encodings that show attacks (dlshogi's) read it.
+    pub fn attacks_from(&self, sq: usize) -> SquareSet {
+        let mut out = SquareSet::EMPTY;
+        let p = self.board[sq];
+        if p.is_empty() {
+            return out;
+        }
+        let v = &*self.variant;
+        let (c, kind) = (p.color(), p.kind());
+        for &(to, mode) in v.leaps_of(c, kind, sq) {
+            if mode & CAPTURE != 0 {
+                out.insert(to as usize);
+            }
+        }
+        for r in &v.rays[v.ck(c, kind)] {
+            let mut hops = 0usize;
+            for (i, &to) in v.ray(sq, r.dir as usize).iter().enumerate() {
+                if i >= r.max_range as usize {
+                    break;
+                }
+                if i < r.cap_range[hops] as usize {
+                    out.insert(to as usize);
+                }
+                if self.board[to as usize].is_empty() {
+                    continue;
+                }
+                hops += 1;
+                if hops > r.max_hop as usize {
+                    break;
+                }
+            }
+        }
+        out
     }
 }
 

@@ -22,11 +22,16 @@
 //! can make on the board, in Betza convention from the mover's side (`dy > 0` forward, `dx > 0`
 //! to the mover's right): every leap, and every multiple `1..=range` of each riding direction
 //! that fits on the board. For standard shogi this is AlphaZero's 9x9x139 layout.
+//!
+//! That is the `generic` layout, the default. Standard shogi may instead use dlshogi's layout
+//! ([`EncodingLayout::Dlshogi`], see the `dlshogi` module), which dlshogi and FukauraOu read.
 
+use crate::dlshogi::{self, Dlshogi};
 use rules::{betza, Color, Move, Position, Variant};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::sync::Arc;
+use thiserror::Error;
 
 /// Version of the encoding described by [`EncodingSpec`]; bump on any change of layout.
 pub const ENCODING_VERSION: u32 = 1;
@@ -34,11 +39,65 @@ pub const ENCODING_VERSION: u32 = 1;
 /// Marks an offset that is no move type in [`Encoder`]'s lookup table.
 const NO_TYPE: u16 = u16::MAX;
 
+/// The layout of the network's input and policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EncodingLayout {
+    /// Derived from any variant (the module documentation describes it).
+    #[default]
+    Generic,
+    /// dlshogi's: 62 + 57 input planes, 27 x 81 policy; 9x9 standard shogi only.
+    Dlshogi,
+}
+
+impl EncodingLayout {
+    /// The name used in configs and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            EncodingLayout::Generic => "generic",
+            EncodingLayout::Dlshogi => "dlshogi",
+        }
+    }
+}
+
+impl std::fmt::Display for EncodingLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for EncodingLayout {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "generic" => Ok(EncodingLayout::Generic),
+            "dlshogi" => Ok(EncodingLayout::Dlshogi),
+            _ => Err(format!(
+                "unknown encoding {s:?} (expected \"generic\" or \"dlshogi\")"
+            )),
+        }
+    }
+}
+
+/// A layout that cannot encode a variant.
+#[derive(Clone, Debug, Error)]
+#[error("the {layout} encoding cannot encode {variant}: {reason}")]
+pub struct EncodingError {
+    /// The layout asked for.
+    pub layout: EncodingLayout,
+    /// The variant's name.
+    pub variant: String,
+    /// Why not.
+    pub reason: String,
+}
+
 /// Encodes positions into network inputs and moves into policy indices, for one variant.
 #[derive(Clone, Debug)]
 pub struct Encoder {
     /// The variant encoded.
     variant: Arc<Variant>,
+    /// dlshogi's tables when the layout is dlshogi's.
+    dlshogi: Option<Box<Dlshogi>>,
     /// Files and ranks of the board.
     files: usize,
     ranks: usize,
@@ -73,6 +132,9 @@ pub struct EncodingSpec {
     pub drop_kinds: Vec<String>,
     /// Length of the policy vector.
     pub policy_len: usize,
+    /// The layout (absent in sidecars written before layouts existed: generic).
+    #[serde(default)]
+    pub layout: EncodingLayout,
 }
 
 /// The distinct offsets any piece of `v` can make on its board, sorted by distance
@@ -105,7 +167,37 @@ fn derive_move_types(v: &Variant) -> Vec<(i8, i8)> {
 }
 
 impl Encoder {
-    /// Builds the encoder of a variant (move types and scales are computed once here).
+    /// Builds the encoder of a variant in `layout`, or says why the layout cannot encode it.
+    pub fn with_layout(
+        variant: Arc<Variant>,
+        layout: EncodingLayout,
+    ) -> Result<Encoder, EncodingError> {
+        let mut enc = Encoder::new(variant);
+        if layout == EncodingLayout::Dlshogi {
+            let d = Dlshogi::new(&enc.variant).map_err(|reason| EncodingError {
+                layout,
+                variant: enc.variant.name.clone(),
+                reason,
+            })?;
+            enc.dlshogi = Some(Box::new(d));
+        }
+        Ok(enc)
+    }
+
+    /// The encoder a model was trained with, from its encoding description.
+    pub fn for_spec(variant: Arc<Variant>, spec: &EncodingSpec) -> Result<Encoder, EncodingError> {
+        Encoder::with_layout(variant, spec.layout)
+    }
+
+    /// The layout of this encoder.
+    pub fn layout(&self) -> EncodingLayout {
+        match self.dlshogi {
+            Some(_) => EncodingLayout::Dlshogi,
+            None => EncodingLayout::Generic,
+        }
+    }
+
+    /// Builds the generic encoder of a variant (move types and scales are computed once here).
     pub fn new(variant: Arc<Variant>) -> Encoder {
         let files = variant.files as usize;
         let ranks = variant.ranks as usize;
@@ -139,6 +231,7 @@ impl Encoder {
         Encoder {
             kinds: variant.kinds.len(),
             variant,
+            dlshogi: None,
             files,
             ranks,
             move_types,
@@ -154,6 +247,9 @@ impl Encoder {
 
     /// Number of input planes `C`.
     pub fn num_planes(&self) -> usize {
+        if self.dlshogi.is_some() {
+            return dlshogi::FEATURES1 + dlshogi::FEATURES2;
+        }
         2 * self.kinds + 2 * self.variant.hand_kinds.len() + 3
     }
 
@@ -179,6 +275,9 @@ impl Encoder {
     /// Names of the input planes in order: `own P`, `opp +R`, `own hand P`, `opp hand P`,
     /// `repetition`, `in check`, `ones`.
     pub fn plane_names(&self) -> Vec<String> {
+        if self.dlshogi.is_some() {
+            return Dlshogi::plane_names();
+        }
         let v = &self.variant;
         let mut names = Vec::with_capacity(self.num_planes());
         for side in ["own", "opp"] {
@@ -204,6 +303,9 @@ impl Encoder {
     /// Number of policy planes: two per move type (no promotion, promotion) and one drop plane
     /// per hand kind.
     pub fn policy_planes(&self) -> usize {
+        if self.dlshogi.is_some() {
+            return dlshogi::LABELS;
+        }
         2 * self.move_types.len() + self.variant.hand_kinds.len()
     }
 
@@ -224,6 +326,9 @@ impl Encoder {
     /// Writes the input planes of `pos` into `out` (`out.len() == input_len()`), overwriting
     /// every value.
     pub fn encode(&self, pos: &Position, out: &mut [f32]) {
+        if let Some(d) = &self.dlshogi {
+            return d.encode(pos, out);
+        }
         assert_eq!(out.len(), self.input_len(), "encode: output length");
         let n = self.squares();
         let us = pos.side_to_move();
@@ -274,6 +379,9 @@ impl Encoder {
     /// Policy index of a move of `pos`'s side to move. Panics on a move no piece of the variant
     /// can make (its offset is no move type) or a drop of a kind never in hand.
     pub fn move_to_index(&self, pos: &Position, mv: Move) -> usize {
+        if let Some(d) = &self.dlshogi {
+            return d.move_to_index(pos, mv);
+        }
         let us = pos.side_to_move();
         let n = self.squares();
         match mv {
@@ -304,6 +412,9 @@ impl Encoder {
     /// The move of `pos`'s side to move at a policy index, or `None` when the index is out of
     /// range or its move would leave the board. Legality is not checked.
     pub fn index_to_move(&self, pos: &Position, index: usize) -> Option<Move> {
+        if let Some(d) = &self.dlshogi {
+            return d.index_to_move(pos, index);
+        }
         let us = pos.side_to_move();
         let n = self.squares();
         let (plane, sq) = (index / n, index % n);
@@ -340,6 +451,19 @@ impl Encoder {
 
     /// The serializable description of this encoding, for model sidecars.
     pub fn spec(&self) -> EncodingSpec {
+        if self.dlshogi.is_some() {
+            return EncodingSpec {
+                version: ENCODING_VERSION,
+                variant: self.variant.name.clone(),
+                planes: self.plane_names(),
+                ranks: self.ranks,
+                files: self.files,
+                move_types: Vec::new(),
+                drop_kinds: Dlshogi::drop_tokens(),
+                policy_len: self.policy_len(),
+                layout: EncodingLayout::Dlshogi,
+            };
+        }
         EncodingSpec {
             version: ENCODING_VERSION,
             variant: self.variant.name.clone(),
@@ -354,12 +478,16 @@ impl Encoder {
                 .map(|&k| self.variant.kind_token(k))
                 .collect(),
             policy_len: self.policy_len(),
+            layout: EncodingLayout::Generic,
         }
     }
 
     /// A human-readable description: input planes with their indices, move types with their
     /// policy planes, drop planes and sizes (for `trainer check --explain`).
     pub fn explain(&self) -> String {
+        if self.dlshogi.is_some() {
+            return self.explain_dlshogi();
+        }
         let v = &self.variant;
         let mut s = String::new();
         let _ = writeln!(
@@ -418,6 +546,39 @@ impl Encoder {
         s
     }
 
+    fn explain_dlshogi(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "Encoding dlshogi of {} (dlshogi's and FukauraOu's layout; squares are (file - 1) * 9 \
+             + rank, file-major, seen from the side to move; board rotated 180 degrees for gote)",
+            self.variant.name
+        );
+        let _ = writeln!(
+            s,
+            "Input: {} planes x 9 x 9 = {} floats: input1 = planes 0-{} (board, attacks), input2 = \
+             planes {}-{} (hands, check)",
+            self.num_planes(),
+            self.input_len(),
+            dlshogi::FEATURES1 - 1,
+            dlshogi::FEATURES1,
+            self.num_planes() - 1
+        );
+        for (i, name) in self.plane_names().iter().enumerate() {
+            let _ = writeln!(s, "  {i:3}  {name}");
+        }
+        let _ = writeln!(
+            s,
+            "Policy: {} labels x 81 destination squares = {} (index = label * 81 + to)",
+            dlshogi::LABELS,
+            self.policy_len()
+        );
+        for (i, name) in Dlshogi::label_names().iter().enumerate() {
+            let _ = writeln!(s, "  {i:3}  {name}");
+        }
+        s
+    }
+
     /// The hand-plane divisor of the hand kind with this SFEN token.
     fn hand_plane_scale(&self, token: &str) -> f32 {
         let v = &self.variant;
@@ -439,6 +600,18 @@ mod tests {
 
     fn encoder(name: &str) -> Encoder {
         Encoder::new(Arc::new(Variant::builtin(name).unwrap()))
+    }
+
+    /// Every variant's generic encoder, then standard shogi in dlshogi's layout.
+    fn all_encoders() -> Vec<(String, Encoder)> {
+        let mut all: Vec<(String, Encoder)> = VARIANTS
+            .iter()
+            .map(|n| (n.to_string(), encoder(n)))
+            .collect();
+        let shogi = Arc::new(Variant::builtin("shogi").unwrap());
+        let dl = Encoder::with_layout(shogi, EncodingLayout::Dlshogi).unwrap();
+        all.push(("shogi (dlshogi)".into(), dl));
+        all
     }
 
     /// `count` positions from seeded random playouts (restarting when a game ends or runs long).
@@ -463,8 +636,7 @@ mod tests {
 
     #[test]
     fn every_legal_move_round_trips_and_indices_are_unique() {
-        for (i, name) in VARIANTS.iter().enumerate() {
-            let enc = encoder(name);
+        for (i, (name, enc)) in all_encoders().into_iter().enumerate() {
             let v = enc.variant().clone();
             let mut positions = random_positions(&v, 7 + i as u64, 200);
             positions.push(Position::start(v.clone()));
@@ -593,8 +765,7 @@ mod tests {
 
     #[test]
     fn colour_flipped_twins_encode_identically() {
-        for (i, name) in VARIANTS.iter().enumerate() {
-            let enc = encoder(name);
+        for (i, (name, enc)) in all_encoders().into_iter().enumerate() {
             let v = enc.variant().clone();
             let (mut a, mut b) = (vec![0.0; enc.input_len()], vec![1.0; enc.input_len()]);
             for played in random_positions(&v, 100 + i as u64, 60) {

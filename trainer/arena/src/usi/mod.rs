@@ -112,8 +112,11 @@ impl UsiEngine {
         variant: Option<&str>,
         out: impl Fn(&str) + Send + Sync + 'static,
     ) -> Result<UsiEngine> {
-        let (variant, model) = match model {
-            None => (load_variant(variant.unwrap_or("shogi"))?, None),
+        let (variant, model, encoder) = match model {
+            None => {
+                let v = load_variant(variant.unwrap_or("shogi"))?;
+                (v.clone(), None, Encoder::new(v))
+            }
             Some(path) => {
                 let meta = read_meta(path)
                     .with_context(|| format!("reading the sidecar of {}", path.display()))?;
@@ -138,15 +141,17 @@ impl UsiEngine {
                         );
                     }
                 }
-                let enc = Encoder::new(v.clone());
+                // The model's own layout (generic or dlshogi), as recorded in its sidecar.
+                let enc = Encoder::for_spec(v.clone(), &meta.encoding)
+                    .with_context(|| format!("{}", path.display()))?;
                 check_encoding(&meta, &enc.spec(), path)?;
-                (v, Some((path.to_path_buf(), meta)))
+                (v, Some((path.to_path_buf(), meta)), enc)
             }
         };
         Ok(UsiEngine {
             out: Out(Arc::new(out)),
             set_threads: None,
-            encoder: Arc::new(Encoder::new(variant.clone())),
+            encoder: Arc::new(encoder),
             position: Position::start(variant.clone()),
             position_error: None,
             variant,

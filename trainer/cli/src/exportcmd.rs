@@ -1,0 +1,53 @@
+//! Exports for other programs' formats: `export-data` (dlshogi's hcpe training records) and
+//! `export-variant` (Fairy-Stockfish's variants.ini).
+
+use anyhow::Result;
+use std::path::PathBuf;
+
+/// Formats of `trainer export-data`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DataFormat {
+    /// dlshogi's training records (38 bytes a position; standard shogi only).
+    Hcpe,
+}
+
+/// `trainer export-data` arguments.
+#[derive(clap::Args)]
+pub struct ExportDataArgs {
+    /// Run directory.
+    #[arg(long)]
+    run: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum)]
+    format: DataFormat,
+    /// Games of these generations' networks: A..B (both included), A.., ..B or N (default:
+    /// all).
+    #[arg(long)]
+    generations: Option<String>,
+    /// Output file.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// Runs `trainer export-data`.
+pub fn export_data(a: ExportDataArgs) -> Result<()> {
+    let run = pipeline::Run::resume(&a.run)?;
+    let generations = match &a.generations {
+        Some(g) => pipeline::export::parse_generations(g)?,
+        None => 0..=u64::MAX,
+    };
+    let s = match a.format {
+        DataFormat::Hcpe => pipeline::export::export_hcpe(&run, generations, &a.out)?,
+    };
+    println!(
+        "wrote {} positions from {} games to {}{}",
+        s.positions,
+        s.games,
+        a.out.display(),
+        match s.skipped {
+            0 => String::new(),
+            n => format!(" ({n} damaged shards or games skipped)"),
+        }
+    );
+    Ok(())
+}

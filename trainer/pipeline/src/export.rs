@@ -1,0 +1,128 @@
+//! Exports of a run's self-play data for other trainers: dlshogi's `hcpe` records.
+
+use crate::run::Run;
+use crate::store;
+use anyhow::{bail, Context, Result};
+use selfplay::hcpe;
+use std::io::Write;
+use std::ops::RangeInclusive;
+use std::path::Path;
+
+/// What an export wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportStats {
+    /// Records written.
+    pub positions: u64,
+    /// Games they came from.
+    pub games: u64,
+    /// Damaged shards and games skipped (each named on stderr).
+    pub skipped: u64,
+}
+
+/// Parses `A..B` (both included), `A..`, `..B` or `N` into a range of generations.
+pub fn parse_generations(s: &str) -> Result<RangeInclusive<u64>> {
+    let num = |t: &str, default: u64| -> Result<u64> {
+        match t.trim() {
+            "" => Ok(default),
+            t => t
+                .parse()
+                .with_context(|| format!("--generations {s:?}: {t:?} is not a generation number")),
+        }
+    };
+    let (a, b) = match s.split_once("..") {
+        Some((a, b)) => (num(a, 0)?, num(b.trim_start_matches('='), u64::MAX)?),
+        None => {
+            let n = num(s, 0)?;
+            (n, n)
+        }
+    };
+    if a > b {
+        bail!("--generations {s:?}: the first generation comes after the last");
+    }
+    Ok(a..=b)
+}
+
+/// Writes every position with a training target of the run's games played by the networks
+/// of `generations` as dlshogi `hcpe` records to `out` (atomically: a temporary name, then a
+/// rename). Standard shogi only. Damaged shards and games are skipped with a warning.
+pub fn export_hcpe(run: &Run, generations: RangeInclusive<u64>, out: &Path) -> Result<ExportStats> {
+    selfplay::dlshogi::check_standard_shogi(&run.variant).map_err(|why| {
+        anyhow::anyhow!(
+            "hcpe holds standard shogi positions only: {} is not ({why})",
+            run.variant.name
+        )
+    })?;
+    let mut stats = ExportStats::default();
+    let mut bytes = Vec::new();
+    for shard in store::list(&run.dir)? {
+        if !generations.contains(&shard.generation) {
+            continue;
+        }
+        let path = shard.path(&run.dir);
+        let games = match selfplay::read_shard(&path) {
+            Ok((_, games)) => games,
+            Err(e) => {
+                eprintln!("warning: skipping {e}");
+                stats.skipped += 1;
+                continue;
+            }
+        };
+        for (i, game) in games.iter().enumerate() {
+            let records = hcpe::target_positions(game, &run.encoder).and_then(|ps| {
+                ps.iter()
+                    .map(|t| {
+                        let eval = hcpe::eval_of(t.value);
+                        hcpe::record(&t.position, eval, t.best, game.result)
+                    })
+                    .collect::<Result<Vec<_>, String>>()
+            });
+            match records {
+                Ok(rs) => {
+                    stats.positions += rs.len() as u64;
+                    stats.games += 1;
+                    rs.iter().for_each(|r| bytes.extend_from_slice(r));
+                }
+                Err(e) => {
+                    eprintln!(
+                        "warning: skipping game {} of {}: {e}",
+                        i + 1,
+                        path.display()
+                    );
+                    stats.skipped += 1;
+                }
+            }
+        }
+    }
+    let tmp = out.with_file_name(format!(
+        ".tmp{}-{}",
+        std::process::id(),
+        out.file_name().unwrap_or_default().to_string_lossy()
+    ));
+    let written = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(&bytes)?;
+        f.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("writing {}", out.display()));
+    }
+    std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generation_ranges() {
+        assert_eq!(parse_generations("2..5").unwrap(), 2..=5);
+        assert_eq!(parse_generations("3").unwrap(), 3..=3);
+        assert_eq!(parse_generations("4..").unwrap(), 4..=u64::MAX);
+        assert_eq!(parse_generations("..4").unwrap(), 0..=4);
+        assert!(parse_generations("5..2").is_err());
+        let e = parse_generations("a..2").unwrap_err().to_string();
+        assert!(e.contains("\"a\""), "{e}");
+    }
+}
