@@ -336,5 +336,8 @@ fn dlshogi_layout_is_refused_where_it_cannot_work() {
     .unwrap();
     let o = trainer(&["check", c]);
     let e = String::from_utf8_lossy(&o.stdout);
-    assert!(!o.status.success() && e.contains("encoding: the dlshogi encoding"), "{e}");
+    assert!(
+        !o.status.success() && e.contains("encoding: the dlshogi encoding"),
+        "{e}"
+    );
 }
