@@ -239,12 +239,17 @@ fn bench_nn(
     precision: selfplay::Precision,
 ) -> Result<()> {
     let device = model::parse_device(device).map_err(anyhow::Error::msg)?;
-    let (cfg, variants) = match weights {
+    let (cfg, variants, layout) = match weights {
         Some(w) => {
             let meta = model::read_meta(w)?;
-            (meta.model.clone(), vec![meta.variant.clone()])
+            let layout = meta.encoding.layout;
+            (meta.model.clone(), vec![meta.variant.clone()], layout)
         }
-        None => (model::ModelConfig::load(model_name)?, variants.to_vec()),
+        None => (
+            model::ModelConfig::load(model_name)?,
+            variants.to_vec(),
+            selfplay::EncodingLayout::Generic,
+        ),
     };
     println!(
         "network {} on {:?} ({} intra-op threads, inference in {:?})",
@@ -255,8 +260,8 @@ fn bench_nn(
     );
     for variant in &variants {
         let v = load_variant(variant)?;
-        let shape = model::shape_of(&selfplay::Encoder::new(v.clone()));
-        let enc = selfplay::Encoder::new(v.clone());
+        let enc = selfplay::Encoder::with_layout(v.clone(), layout)?;
+        let shape = model::shape_of(&enc);
         let new = || model::Trainer::new(&cfg, shape, model::TrainConfig::default(), device, 1);
         let t = new();
         let mut ev = model::NetEvaluator::with_precision(t.vs, t.net, precision);
