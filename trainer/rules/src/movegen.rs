@@ -70,6 +70,19 @@ impl Ctx<'_> {
         }
         let v = self.v;
         let info = &v.kinds[kind as usize];
+        if info.promotion == PromotionMode::Flip {
+            // The piece turns over by itself (or not, on a non-capture under flip_on_capture):
+            // one move, no choice; a side with no move from there makes it illegal.
+            let flips = !v.flip_on_capture || !self.scratch[to].is_empty();
+            let lands = match flips {
+                true => v.flips_to(kind).unwrap_or(kind),
+                false => kind,
+            };
+            if !(v.forbid_immobile_moves && v.is_immobile(self.us, lands, to)) {
+                out.push(mv);
+            }
+            return;
+        }
         let zone = &v.zone[self.us.index()];
         let immobile = v.forbid_immobile_moves && v.is_immobile(self.us, kind, to);
         let promote = Move::Normal {
@@ -214,13 +227,23 @@ impl Position {
         let empty = v.all_squares.and_not(self.occ[0].or(self.occ[1]));
         let nh = v.hand_kinds.len();
         let eksq = self.king[them.index()].map(|k| k as usize);
-        for (hi, &kind) in v.hand_kinds.iter().enumerate() {
+        let sides = if v.promoted_drops { 2 } else { 1 };
+        for (hi, side) in (0..nh).flat_map(|hi| (0..sides).map(move |s| (hi, s))) {
             if self.hands[us.index()][hi] == 0 {
                 continue;
             }
-            let info = &v.kinds[kind as usize];
-            let mut targets = v.drop_squares[us.index() * nh + hi].and(empty);
-            if info.nifu {
+            let base = v.hand_kinds[hi];
+            let info = &v.kinds[base as usize];
+            let kind = match side {
+                0 => base,
+                _ => match info.promotes_to {
+                    Some(p) => p,
+                    None => continue,
+                },
+            };
+            let mut targets = v.drop_squares[(2 * side + us.index()) * nh + hi].and(empty);
+            // Nifu restricts unpromoted drops only.
+            if info.nifu && side == 0 {
                 for sq in self.occ[us.index()].iter() {
                     if self.board[sq].kind() == kind {
                         targets = targets.and_not(v.file_squares[v.coords(sq).0]);
@@ -262,7 +285,8 @@ impl Position {
     ) -> bool {
         let v = &*self.variant;
         let us = self.side;
-        if v.has_hoppers || v.kinds[kind as usize].has_rays {
+        // The leap table is the hand kind's; a promoted drop is tested on the board.
+        if v.has_hoppers || v.kinds[kind as usize].has_rays || kind != v.hand_kinds[hi] {
             scratch[to] = Piece::new(us, kind);
             let r = attacked(v, scratch, eksq, us);
             scratch[to] = Piece::EMPTY;

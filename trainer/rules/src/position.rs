@@ -206,11 +206,16 @@ impl Position {
                         self.set_hand(us, h, n + 1);
                     }
                 }
+                let v = &self.variant;
                 let np = if promote {
-                    let pk = self.variant.kinds[p.kind() as usize]
-                        .promotes_to
-                        .unwrap_or(p.kind());
+                    let pk = v.kinds[p.kind() as usize].promotes_to.unwrap_or(p.kind());
                     Piece::new(us, pk)
+                } else if let Some(f) = v.flips_to(p.kind()) {
+                    // A flipping piece turns over on every move (or every capture).
+                    match !v.flip_on_capture || !cap.is_empty() {
+                        true => Piece::new(us, f),
+                        false => p,
+                    }
                 } else {
                     p
                 };
@@ -218,7 +223,7 @@ impl Position {
                 (cap, p)
             }
             Move::Drop { kind, to } => {
-                let h = self.variant.kinds[kind as usize].hand_index.unwrap_or(0);
+                let h = self.variant.hand_index_of(kind).unwrap_or(0);
                 let n = self.hands[us.index()][h];
                 self.set_hand(us, h, n.saturating_sub(1));
                 let p = Piece::new(us, kind);
@@ -264,7 +269,7 @@ impl Position {
             }
             Move::Drop { kind, to } => {
                 self.take(to as usize);
-                if let Some(h) = self.variant.kinds[kind as usize].hand_index {
+                if let Some(h) = self.variant.hand_index_of(kind) {
                     self.hands[us.index()][h] += 1;
                 }
             }

@@ -268,7 +268,9 @@ impl Position {
                     ),
                 ));
             }
-            if v.forbid_immobile_moves && v.is_immobile(p.color(), p.kind(), sq) {
+            // Such a piece arrives by neither a move nor a drop when both rules forbid it.
+            let drops_forbid = v.forbid_immobile_drops || !v.drops;
+            if v.forbid_immobile_moves && drops_forbid && v.is_immobile(p.color(), p.kind(), sq) {
                 return Err(Error::sfen(
                     board,
                     format!("the {} on {name} could never move", info.name),

@@ -53,8 +53,9 @@ pub struct PieceSpec {
     pub royal: bool,
     /// Promoted form; written `+letter` in SFEN and USI.
     pub promoted: Option<PromotedSpec>,
-    /// `optional` (default when a promoted form exists) or `forced` (must promote whenever it
-    /// may: Hand shogi's knight).
+    /// `optional` (default when a promoted form exists), `forced` (must promote whenever it
+    /// may: Hand shogi's knight) or `flip` (turns over to its other side by itself on every
+    /// move, or every capture with `promotion.flip_on = "capture"`: Kyoto and Micro shogi).
     pub promotion: Option<String>,
     /// Drop restrictions of this piece.
     pub drop: Option<PieceDropSpec>,
@@ -98,6 +99,9 @@ pub struct PromotionSpec {
     /// last rank, a knight on the last two) must promote, and is illegal if it cannot
     /// (default true).
     pub forbid_immobile: Option<bool>,
+    /// When pieces with `promotion = "flip"` turn over: `move` (every move, default) or
+    /// `capture` (every capture).
+    pub flip_on: Option<String>,
 }
 
 /// Drop rules.
@@ -108,6 +112,9 @@ pub struct DropSpec {
     pub enabled: Option<bool>,
     /// No piece may be dropped where it would have no further move (default true).
     pub forbid_immobile: Option<bool>,
+    /// A piece with a promoted form may also be dropped promoted side up (Kyoto and Micro
+    /// shogi; default false).
+    pub promoted: Option<bool>,
 }
 
 /// Game-end rules.
@@ -139,6 +146,14 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../configs/variants/cannon-shosu.toml"),
     ),
     ("hand", include_str!("../../../configs/variants/hand.toml")),
+    (
+        "kyoto",
+        include_str!("../../../configs/variants/kyoto.toml"),
+    ),
+    (
+        "micro",
+        include_str!("../../../configs/variants/micro.toml"),
+    ),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).
@@ -317,10 +332,12 @@ fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantS
         promotion: Some(PromotionSpec {
             zone_depth: or(cp.zone_depth, pp.zone_depth),
             forbid_immobile: or(cp.forbid_immobile, pp.forbid_immobile),
+            flip_on: or(cp.flip_on, pp.flip_on),
         }),
         drops: Some(DropSpec {
             enabled: or(cd.enabled, pd.enabled),
             forbid_immobile: or(cd.forbid_immobile, pd.forbid_immobile),
+            promoted: or(cd.promoted, pd.promoted),
         }),
         end: Some(EndSpec {
             stalemate: or(ce.stalemate, pe.stalemate),

@@ -1,4 +1,5 @@
-//! USI move notation: `7g7f`, `10j9h`, `P*5e`, `+` to promote.
+//! USI move notation: `7g7f`, `10j9h`, `P*5e`, `+` to promote; `+P*5e` drops a piece promoted
+//! side up where the variant allows it.
 
 use crate::error::{Error, Result};
 use crate::position::Position;
@@ -41,7 +42,12 @@ impl Variant {
                 if promote { "+" } else { "" }
             ),
             Move::Drop { kind, to } => format!(
-                "{}*{}",
+                "{}{}*{}",
+                if self.kinds[kind as usize].promoted {
+                    "+"
+                } else {
+                    ""
+                },
                 self.kinds[kind as usize].letter,
                 self.square_name(to as usize)
             ),
@@ -59,13 +65,17 @@ impl Variant {
             return Err(bad("non-ASCII character"));
         }
         if let Some((piece, sq)) = token.split_once('*') {
+            let (promoted, piece) = match piece.strip_prefix('+') {
+                Some(p) if self.promoted_drops => (true, p),
+                _ => (false, piece),
+            };
             let mut chars = piece.chars();
             let (Some(l), None) = (chars.next(), chars.next()) else {
                 return Err(bad("a drop is LETTER*SQUARE, e.g. P*5e"));
             };
             let kind = self
-                .kind_by_letter(l, false)
-                .filter(|&k| self.kinds[k as usize].hand_index.is_some())
+                .kind_by_letter(l, promoted)
+                .filter(|&k| self.hand_index_of(k).is_some())
                 .ok_or_else(|| {
                     bad(&format!(
                         "{l:?} is not a piece that can be dropped in {}",

@@ -29,6 +29,9 @@ pub enum PromotionMode {
     Optional,
     /// Must promote on any move into, out of or within the zone.
     Forced,
+    /// Turns over to its other side (promoted, then back) by itself, anywhere, on every move
+    /// or on every capture (`Variant::flip_on_capture`). Set on both sides of the piece.
+    Flip,
 }
 
 /// What the side to move gets when it has no legal move.
@@ -145,6 +148,10 @@ pub struct Variant {
     pub match_rule: MatchRule,
     /// Whether any piece can jump over pieces on a line (cannons).
     pub has_hoppers: bool,
+    /// Pieces with [`PromotionMode::Flip`] turn over on captures only (otherwise on every move).
+    pub flip_on_capture: bool,
+    /// Hand pieces with a promoted form may be dropped promoted side up.
+    pub promoted_drops: bool,
 
     pub(crate) n: usize,
     /// Board direction vectors (file step, rank step in square index terms), closed under negation.
@@ -174,7 +181,8 @@ pub struct Variant {
     pub(crate) max_material: Vec<usize>,
     /// Promotion zone per colour.
     pub(crate) zone: [SquareSet; 2],
-    /// Per (colour, hand index): squares where a drop is allowed by rank rules.
+    /// Per (colour, hand index): squares where a drop is allowed by rank rules; then, with
+    /// promoted drops, the same for dropping the promoted side.
     pub(crate) drop_squares: Vec<SquareSet>,
     /// Per file: its squares.
     pub(crate) file_squares: Vec<SquareSet>,
@@ -284,6 +292,24 @@ impl Variant {
     pub(crate) fn leaps_of(&self, c: Color, k: Kind, sq: usize) -> &[(u8, u8)] {
         let (s, e) = self.leap_index[self.ck(c, k) * self.n + sq];
         &self.leaps[s as usize..e as usize]
+    }
+
+    /// The kind a piece of kind `k` turns into when it flips, if it is a flipping piece.
+    #[inline(always)]
+    pub fn flips_to(&self, k: Kind) -> Option<Kind> {
+        let info = &self.kinds[k as usize];
+        match (info.promotion, info.promoted) {
+            (PromotionMode::Flip, false) => info.promotes_to,
+            (PromotionMode::Flip, true) => Some(info.demoted),
+            _ => None,
+        }
+    }
+
+    /// The hand index a drop of kind `k` takes from: its own, or its unpromoted side's when
+    /// it is dropped promoted side up.
+    #[inline(always)]
+    pub fn hand_index_of(&self, k: Kind) -> Option<usize> {
+        self.kinds[self.kinds[k as usize].demoted as usize].hand_index
     }
 
     #[inline(always)]
@@ -424,14 +450,15 @@ impl Compiler<'_> {
                 (None, None) => PromotionMode::None,
                 (None | Some("optional"), Some(_)) => PromotionMode::Optional,
                 (Some("forced"), Some(_)) => PromotionMode::Forced,
+                (Some("flip"), Some(_)) => PromotionMode::Flip,
                 (Some("none"), _) => PromotionMode::None,
-                (Some(m @ ("optional" | "forced")), None) => {
+                (Some(m @ ("optional" | "forced" | "flip")), None) => {
                     return Err(self.err(key("promotion"), format!("{m:?} needs a `promoted` form")))
                 }
                 (Some(other), _) => {
                     return Err(self.err(
                         key("promotion"),
-                        format!("expected optional, forced or none, got {other:?}"),
+                        format!("expected optional, forced, flip or none, got {other:?}"),
                     ))
                 }
             };
@@ -487,7 +514,11 @@ impl Compiler<'_> {
                     royal: false,
                     promotes_to: None,
                     demoted: i as Kind,
-                    promotion: PromotionMode::None,
+                    // A flipping piece flips back.
+                    promotion: match kinds[i].promotion {
+                        PromotionMode::Flip => PromotionMode::Flip,
+                        _ => PromotionMode::None,
+                    },
                     hand_index: None,
                     nifu: false,
                     no_drop_mate: false,
@@ -518,6 +549,16 @@ impl Compiler<'_> {
             }
         }
         let has_hoppers = atoms.iter().flatten().any(|a| a.hops != 1);
+        let flip_on_capture = match prom.flip_on.as_deref().unwrap_or("move") {
+            "move" => false,
+            "capture" => true,
+            other => {
+                return Err(self.err(
+                    "promotion.flip_on",
+                    format!("expected move or capture, got {other:?}"),
+                ))
+            }
+        };
 
         let n = files as usize * ranks as usize;
         let mut v = Variant {
@@ -538,6 +579,8 @@ impl Compiler<'_> {
             max_plies: end.max_plies.unwrap_or(0),
             match_rule,
             has_hoppers,
+            flip_on_capture,
+            promoted_drops: drops.promoted.unwrap_or(false),
             n,
             dirs: Vec::new(),
             dir_opposite: Vec::new(),
@@ -589,11 +632,17 @@ impl Compiler<'_> {
         specs: &[(usize, crate::spec::PieceDropSpec)],
     ) -> Result<()> {
         let h = v.hand_kinds.len();
-        v.drop_squares = vec![SquareSet::EMPTY; 2 * h];
-        for c in Color::ALL {
-            for (hi, &kind) in v.hand_kinds.clone().iter().enumerate() {
-                let d = &specs[kind as usize].1;
-                let info = &v.kinds[kind as usize];
+        v.drop_squares = vec![SquareSet::EMPTY; 4 * h];
+        for (c, promoted) in Color::ALL.into_iter().flat_map(|c| [(c, false), (c, true)]) {
+            for (hi, &base) in v.hand_kinds.clone().iter().enumerate() {
+                let d = &specs[base as usize].1;
+                let info = &v.kinds[base as usize];
+                // The kind that lands: the hand piece, or its promoted side.
+                let kind = match (promoted, info.promotes_to) {
+                    (false, _) => base,
+                    (true, Some(p)) if v.promoted_drops => p,
+                    (true, _) => continue,
+                };
                 if !info.droppable {
                     continue;
                 }
@@ -618,7 +667,7 @@ impl Compiler<'_> {
                     }
                     set.insert(sq);
                 }
-                v.drop_squares[c.index() * h + hi] = set;
+                v.drop_squares[(2 * usize::from(promoted) + c.index()) * h + hi] = set;
             }
         }
         Ok(())

@@ -150,3 +150,13 @@ fn reference_deep() {
         run(f, true);
     }
 }
+
+#[test]
+fn kyoto_against_fairy_stockfish() {
+    run("kyoto.perft", false);
+}
+
+#[test]
+fn micro_against_fairy_stockfish() {
+    run("micro.perft", false);
+}

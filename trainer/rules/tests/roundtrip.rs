@@ -6,7 +6,14 @@ use rand::{Rng, SeedableRng};
 use rules::{Color, Move, Position, Variant, VariantSpec};
 use std::sync::Arc;
 
-const VARIANTS: [&str; 4] = ["shogi", "minishogi", "cannon-shosu", "hand"];
+const VARIANTS: [&str; 6] = [
+    "shogi",
+    "minishogi",
+    "cannon-shosu",
+    "hand",
+    "kyoto",
+    "micro",
+];
 
 fn var(name: &str) -> Arc<Variant> {
     Arc::new(Variant::builtin(name).unwrap_or_else(|e| panic!("built-in {name}: {e}")))

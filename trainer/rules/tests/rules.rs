@@ -808,3 +808,81 @@ fn unreachable_positions_are_refused_with_the_reason() {
     let sfen = "2g1k1g2/2p1d1p2/3ppp3/9/9/4P4/3PPP3/2P1D4/2G1K1G2 b TU2SOH2N2Ltu2soh2n2l 1";
     assert!(Position::from_sfen(&hand, sfen).is_ok());
 }
+
+/// The token of the piece on a USI square.
+fn token_at(p: &Position, square: &str) -> String {
+    let v = p.variant().clone();
+    let piece = p.piece_at(v.parse_square(square).unwrap());
+    assert!(!piece.is_empty(), "{square} is empty in {}", p.to_sfen());
+    v.kind_token(piece.kind())
+}
+
+#[test]
+fn kyoto_pieces_turn_over_after_every_move() {
+    let mut p = pos("kyoto", "p+nks+l/5/5/5/+LSK+NP b - 1");
+    // The pawn steps forward and lands as a rook; no "+" in the move, it has no choice.
+    assert!(moves(&p).contains("1e1d") && !moves(&p).contains("1e1d+"));
+    p.play_usi("1e1d").unwrap();
+    assert_eq!(token_at(&p, "1d"), "+P");
+    p.play_usi("5a5b").unwrap();
+    assert_eq!(token_at(&p, "5b"), "+P", "gote's pawn became a rook");
+    // The rook slides and turns back into a pawn; the king never turns over.
+    p.play_usi("1d1b").unwrap();
+    assert_eq!(token_at(&p, "1b"), "P");
+    p.play_usi("3a3b").unwrap();
+    assert_eq!(token_at(&p, "3b"), "K");
+    // Taking back restores the sides.
+    p.unmake_move();
+    p.unmake_move();
+    assert_eq!(token_at(&p, "1d"), "+P");
+}
+
+#[test]
+fn kyoto_drops_either_side_up_anywhere() {
+    let mut p = pos("kyoto", "k4/5/5/5/4K b P 1");
+    let drops = moves_with(&p, "P*");
+    let promoted = moves_with(&p, "+P*");
+    // 23 empty squares each way: no immobility or nifu rule stops a pawn on the last rank.
+    assert_eq!((drops.len(), promoted.len()), (23, 23));
+    assert!(drops.contains("P*4a") && promoted.contains("+P*3c"));
+    p.play_usi("+P*3c").unwrap();
+    assert_eq!(token_at(&p, "3c"), "+P");
+    assert_eq!(p.to_sfen(), "k4/5/2+P2/5/4K w - 2");
+    p.unmake_move();
+    assert_eq!(p.to_sfen(), "k4/5/5/5/4K b P 1");
+}
+
+#[test]
+fn micro_pieces_turn_over_only_when_they_capture() {
+    // A quiet pawn move keeps the pawn...
+    let mut p = pos("micro", "k3/4/4/1P2/3K b - 1");
+    p.play_usi("3d3c").unwrap();
+    assert_eq!(token_at(&p, "3c"), "P");
+    // ...a capture turns it into a knight, and the knight's capture turns it back.
+    let mut p = pos("micro", "k3/4/1p2/1P2/3K b - 1");
+    p.play_usi("3d3c").unwrap();
+    assert_eq!(token_at(&p, "3c"), "+P");
+    assert_eq!(p.to_sfen(), "k3/4/1+P2/4/3K w P 2");
+    let mut p = pos("micro", "k3/1+r2/4/2+P1/3K b - 1");
+    assert!(moves(&p).contains("2d3b"), "the knight jumps");
+    p.play_usi("2d3b").unwrap();
+    assert_eq!(token_at(&p, "3b"), "P");
+}
+
+#[test]
+fn flipping_needs_a_promoted_side_and_a_known_trigger() {
+    let base = "name = \"t\"\nfiles = 3\nranks = 3\nstart = \"k2/3/2K b - 1\"\n\
+                [[pieces]]\nletter = \"K\"\nbetza = \"K\"\nroyal = true\n";
+    let bad = format!("{base}[[pieces]]\nletter = \"P\"\nbetza = \"fW\"\npromotion = \"flip\"\n");
+    let e = rules::VariantSpec::from_toml(&bad, "t.toml")
+        .and_then(|s| Variant::compile_named(s, "t.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("promotion") && e.contains("promoted"), "{e}");
+    let bad = format!("{base}[promotion]\nflip_on = \"drop\"\n");
+    let e = rules::VariantSpec::from_toml(&bad, "t.toml")
+        .and_then(|s| Variant::compile_named(s, "t.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("promotion.flip_on"), "{e}");
+}

@@ -17,7 +17,9 @@
 //!
 //! Policy, shape `[P, ranks, files]` with `P = 2 * move_types + hand_kinds`: a board move is
 //! `(move type, promotion)` at plane `type * 2 + promote`, at its origin square; a drop of the
-//! hand kind `h` is at plane `2 * move_types + h`, at its destination square. Squares are in the
+//! hand kind `h` is at plane `2 * move_types + h`, at its destination square (where a variant
+//! drops pieces promoted side up too, those drops follow at `2 * move_types + hand_kinds + h`).
+//! Squares are in the
 //! mover's orientation. Move types are the distinct offsets `(dx, dy)` any piece of the variant
 //! can make on the board, in Betza convention from the mover's side (`dy > 0` forward, `dx > 0`
 //! to the mover's right): every leap, and every multiple `1..=range` of each riding direction
@@ -306,7 +308,27 @@ impl Encoder {
         if self.dlshogi.is_some() {
             return dlshogi::LABELS;
         }
-        2 * self.move_types.len() + self.variant.hand_kinds.len()
+        2 * self.move_types.len() + self.drop_planes()
+    }
+
+    /// Drop planes: one per hand kind, twice as many when pieces may be dropped promoted.
+    fn drop_planes(&self) -> usize {
+        let v = &self.variant;
+        v.hand_kinds.len() * if v.promoted_drops { 2 } else { 1 }
+    }
+
+    /// The kinds dropped at each drop plane, in order.
+    fn drop_plane_kinds(&self) -> Vec<rules::Kind> {
+        let v = &self.variant;
+        let mut kinds = v.hand_kinds.clone();
+        if v.promoted_drops {
+            kinds.extend(
+                v.hand_kinds
+                    .iter()
+                    .map(|&k| v.kinds[k as usize].promotes_to.unwrap_or(k)),
+            );
+        }
+        kinds
     }
 
     /// Length of the policy vector: `policy_planes * ranks * files`.
@@ -401,10 +423,12 @@ impl Encoder {
                 (t * 2 + promote as usize) * n + from
             }
             Move::Drop { kind, to } => {
-                let h = self.variant.kinds[kind as usize]
-                    .hand_index
+                let v = &self.variant;
+                let h = v
+                    .hand_index_of(kind)
                     .unwrap_or_else(|| panic!("drop {mv:?}: kind {kind} is never in hand"));
-                (2 * self.move_types.len() + h) * n + self.orient(us, to as usize)
+                let promoted = usize::from(v.kinds[kind as usize].promoted) * v.hand_kinds.len();
+                (2 * self.move_types.len() + promoted + h) * n + self.orient(us, to as usize)
             }
         }
     }
@@ -433,7 +457,14 @@ impl Encoder {
                 promote: plane % 2 == 1,
             })
         } else {
-            let kind = *self.variant.hand_kinds.get(plane - 2 * types)?;
+            let kind = *self.drop_plane_kinds().get(plane - 2 * types)?;
+            if self.variant.promoted_drops && !self.variant.kinds[kind as usize].promoted {
+                // A hand kind without a promoted side has no promoted-drop move.
+                let second = plane - 2 * types >= self.variant.hand_kinds.len();
+                if second {
+                    return None;
+                }
+            }
             Some(Move::Drop {
                 kind,
                 to: self.orient(us, sq) as u8,
@@ -472,8 +503,7 @@ impl Encoder {
             files: self.files,
             move_types: self.move_types.clone(),
             drop_kinds: self
-                .variant
-                .hand_kinds
+                .drop_plane_kinds()
                 .iter()
                 .map(|&k| self.variant.kind_token(k))
                 .collect(),
@@ -535,7 +565,7 @@ impl Encoder {
         for (t, &(dx, dy)) in self.move_types.iter().enumerate() {
             let _ = writeln!(s, "  {:3}/{:3}  ({dx:+}, {dy:+})", 2 * t, 2 * t + 1);
         }
-        for (h, &k) in v.hand_kinds.iter().enumerate() {
+        for (h, &k) in self.drop_plane_kinds().iter().enumerate() {
             let _ = writeln!(
                 s,
                 "  {:3}      drop {}",
@@ -596,7 +626,14 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use std::collections::HashMap;
 
-    const VARIANTS: [&str; 4] = ["shogi", "minishogi", "cannon-shosu", "hand"];
+    const VARIANTS: [&str; 6] = [
+        "shogi",
+        "minishogi",
+        "cannon-shosu",
+        "hand",
+        "kyoto",
+        "micro",
+    ];
 
     fn encoder(name: &str) -> Encoder {
         Encoder::new(Arc::new(Variant::builtin(name).unwrap()))
@@ -662,9 +699,16 @@ mod tests {
                     }
                 }
             }
-            // The sample exercised drops and promotions, not just quiet moves.
+            // The sample exercised drops and promotions, not just quiet moves (pieces that
+            // turn over by themselves make no promoting moves).
+            let chooses = v.kinds.iter().any(|k| {
+                matches!(
+                    k.promotion,
+                    rules::PromotionMode::Optional | rules::PromotionMode::Forced
+                )
+            });
             assert!(
-                drops > 0 && promotions > 0 && moves > 1000,
+                drops > 0 && (promotions > 0 || !chooses) && moves > 1000,
                 "{name}: {moves}"
             );
         }
