@@ -19,6 +19,8 @@ struct Ctx<'a> {
     test_all: bool,
     sensitive: SquareSet,
     to_sensitive: bool,
+    /// The mover has exactly one royal piece (in a variant where it can have several).
+    single_royal: bool,
     scratch: [Piece; MAX_SQUARES],
 }
 
@@ -65,11 +67,25 @@ impl Ctx<'_> {
             to: to as u8,
             promote: false,
         };
-        if self.needs_test(from, to) && !self.safe(mv) {
-            return;
-        }
         let v = self.v;
         let info = &v.kinds[kind as usize];
+        let safe = !self.needs_test(from, to) || self.safe(mv);
+        // Promoting into a second royal piece frees the first from guarding (Sho shogi: the
+        // crown prince), so that promotion is legal even if it leaves the king attacked.
+        let promotion_saves = self.single_royal
+            && info.promotes_to.is_some_and(|p| v.kinds[p as usize].royal)
+            && (v.zone[self.us.index()].contains(from) || v.zone[self.us.index()].contains(to));
+        if !safe && !promotion_saves {
+            return;
+        }
+        if !safe {
+            out.push(Move::Normal {
+                from: from as u8,
+                to: to as u8,
+                promote: true,
+            });
+            return;
+        }
         if info.promotion == PromotionMode::Flip {
             // The piece turns over by itself (or not, on a non-capture under flip_on_capture):
             // one move, no choice; a side with no move from there makes it illegal.
@@ -179,6 +195,7 @@ impl Position {
             test_all: in_check,
             sensitive,
             to_sensitive: v.has_hoppers,
+            single_royal: v.several_royals && self.royals[us.index()] == 1,
             scratch: self.board,
         };
 

@@ -32,7 +32,10 @@ pub struct Position {
     pub(crate) occ: [SquareSet; 2],
     pub(crate) hands: [[u8; MAX_HAND_KINDS]; 2],
     pub(crate) side: Color,
+    /// The royal piece's square while a side has exactly one (the one it must keep safe).
     pub(crate) king: [Option<u8>; 2],
+    /// Royal pieces of each side on the board.
+    pub(crate) royals: [u8; 2],
     pub(crate) hash: u64,
     /// Move number of the start position (SFEN field 4).
     pub(crate) start_move_number: u32,
@@ -62,6 +65,7 @@ impl Position {
             hands: [[0; MAX_HAND_KINDS]; 2],
             side: Color::Sente,
             king: [None; 2],
+            royals: [0; 2],
             hash: 0,
             start_move_number: 1,
             history: Vec::new(),
@@ -99,7 +103,8 @@ impl Position {
         self.occ[color.index()]
     }
 
-    /// The royal piece's square, if the side has one.
+    /// The royal piece's square, if the side has exactly one (with several, none of them must
+    /// be kept out of check).
     pub fn king_square(&self, color: Color) -> Option<usize> {
         self.king[color.index()].map(|s| s as usize)
     }
@@ -162,8 +167,15 @@ impl Position {
         self.occ[p.color().index()].insert(sq);
         self.hash ^= self.variant.zb(sq, p.0);
         if self.variant.kinds[p.kind() as usize].royal {
-            self.king[p.color().index()] = Some(sq as u8);
+            let c = p.color().index();
+            self.royals[c] += 1;
+            self.king[c] = (self.royals[c] == 1).then_some(sq as u8);
         }
+    }
+
+    /// Royal pieces of `color` on the board.
+    pub fn royal_count(&self, color: Color) -> usize {
+        self.royals[color.index()] as usize
     }
 
     #[inline(always)]
@@ -172,6 +184,19 @@ impl Position {
         self.board[sq] = Piece::EMPTY;
         self.occ[p.color().index()].remove(sq);
         self.hash ^= self.variant.zb(sq, p.0);
+        if self.variant.kinds[p.kind() as usize].royal {
+            let c = p.color().index();
+            self.royals[c] -= 1;
+            self.king[c] = None;
+            if self.royals[c] == 1 {
+                // Down to one royal piece (only with several royals): it is the one to guard.
+                let v = &self.variant;
+                self.king[c] = self.occ[c]
+                    .iter()
+                    .find(|&s| v.kinds[self.board[s].kind() as usize].royal)
+                    .map(|s| s as u8);
+            }
+        }
         p
     }
 
@@ -197,9 +222,6 @@ impl Position {
                     self.take(to);
                     let v = &self.variant;
                     let kinfo = &v.kinds[cap.kind() as usize];
-                    if kinfo.royal {
-                        self.king[cap.color().index()] = None;
-                    }
                     if let Some(h) = v.kinds[kinfo.demoted as usize].hand_index {
                         let n = self.hands[us.index()][h];
                         // SFEN parsing caps every kind's total at 255, so this cannot overflow.

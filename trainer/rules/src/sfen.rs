@@ -107,7 +107,10 @@ impl Position {
                         Color::Gote
                     };
                     let sq = v.square(x, y);
-                    if v.kinds[kind as usize].royal && pos.king[color.index()].is_some() {
+                    if v.kinds[kind as usize].royal
+                        && pos.royals[color.index()] > 0
+                        && !v.several_royals
+                    {
                         return Err(Error::sfen(token, "more than one royal piece for a side"));
                     }
                     pos.put(sq, Piece::new(color, kind));
@@ -241,7 +244,7 @@ impl Position {
         let v = &*self.variant;
         if v.kinds.iter().any(|k| k.royal) {
             for c in Color::ALL {
-                if self.king[c.index()].is_none() {
+                if self.royals[c.index()] == 0 {
                     let who = if c == Color::Sente { "sente" } else { "gote" };
                     return Err(Error::sfen(board, format!("{who} has no royal piece")));
                 }

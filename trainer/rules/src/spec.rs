@@ -69,6 +69,10 @@ pub struct PromotedSpec {
     pub name: Option<String>,
     /// Movement in Betza/XBetza notation.
     pub betza: String,
+    /// Whether the promoted form is royal too (Sho shogi's crown prince): a side then has
+    /// several royal pieces, and only its last one must not be left in check.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub royal: bool,
 }
 
 /// Drop restrictions of one piece kind.
@@ -154,6 +158,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "micro",
         include_str!("../../../configs/variants/micro.toml"),
     ),
+    ("sho", include_str!("../../../configs/variants/sho.toml")),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).

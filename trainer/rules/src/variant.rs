@@ -148,6 +148,10 @@ pub struct Variant {
     pub match_rule: MatchRule,
     /// Whether any piece can jump over pieces on a line (cannons).
     pub has_hoppers: bool,
+    /// Whether a side can hold several royal pieces (a promoted form is royal: Sho shogi's
+    /// crown prince). A side loses with its last royal piece; only that one may not be left
+    /// in check, while a side with two may leave either attacked.
+    pub several_royals: bool,
     /// Pieces with [`PromotionMode::Flip`] turn over on captures only (otherwise on every move).
     pub flip_on_capture: bool,
     /// Hand pieces with a promoted form may be dropped promoted side up.
@@ -511,7 +515,7 @@ impl Compiler<'_> {
                     promoted: true,
                     name: pr.name.clone().unwrap_or_else(|| format!("+{letter}")),
                     betza: pr.betza.clone(),
-                    royal: false,
+                    royal: pr.royal,
                     promotes_to: None,
                     demoted: i as Kind,
                     // A flipping piece flips back.
@@ -549,6 +553,7 @@ impl Compiler<'_> {
             }
         }
         let has_hoppers = atoms.iter().flatten().any(|a| a.hops != 1);
+        let several_royals = kinds.iter().any(|k| k.royal && k.promoted);
         let flip_on_capture = match prom.flip_on.as_deref().unwrap_or("move") {
             "move" => false,
             "capture" => true,
@@ -579,6 +584,7 @@ impl Compiler<'_> {
             max_plies: end.max_plies.unwrap_or(0),
             match_rule,
             has_hoppers,
+            several_royals,
             flip_on_capture,
             promoted_drops: drops.promoted.unwrap_or(false),
             n,

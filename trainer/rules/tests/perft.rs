@@ -160,3 +160,8 @@ fn kyoto_against_fairy_stockfish() {
 fn micro_against_fairy_stockfish() {
     run("micro.perft", false);
 }
+
+#[test]
+fn sho_against_fairy_stockfish() {
+    run("sho.perft", false);
+}

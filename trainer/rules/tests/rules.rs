@@ -886,3 +886,33 @@ fn flipping_needs_a_promoted_side_and_a_known_trigger() {
         .to_string();
     assert!(e.contains("promotion.flip_on"), "{e}");
 }
+
+#[test]
+fn sho_two_royals_need_not_guard_either_one() {
+    // King on 5i attacked by the rook on 5a, crown prince on 1i: no check to answer.
+    let p = pos("sho", "4r3k/9/9/9/9/9/9/9/4K3+E b - 1");
+    assert!(!p.in_check());
+    assert!(moves(&p).contains("1i1h"), "{:?}", moves(&p));
+    assert_eq!(p.royal_count(Color::Sente), 2);
+    // Once the king is taken, the prince is the last royal piece and is guarded like a king.
+    let mut p = pos("sho", "4r3k/9/9/9/9/9/9/9/4K3+E w - 1");
+    p.play_usi("5a5i").unwrap();
+    assert_eq!(p.royal_count(Color::Sente), 1);
+    assert_eq!(p.king_square(Color::Sente), p.variant().parse_square("1i"));
+    // The rook on 5i attacks the prince's 1i along the rank: the prince must step off it.
+    assert!(p.in_check());
+    assert_eq!(moves(&p), ["1i1h", "1i2h"].map(String::from).into());
+}
+
+#[test]
+fn sho_promoting_a_second_royal_answers_a_check() {
+    // Only the king, in check from the rook; the elephant on 1d can promote on 1c or 2c.
+    let p = pos("sho", "4r3k/9/9/8E/9/9/9/9/4K4 b - 1");
+    assert!(p.in_check());
+    let elephant = moves_with(&p, "1d");
+    assert_eq!(elephant, ["1d1c+", "1d2c+"].map(String::from).into());
+    // Without check only the usual choice is left.
+    let p = pos("sho", "3r4k/9/9/8E/9/9/9/9/4K4 b - 1");
+    let elephant = moves_with(&p, "1d");
+    assert!(elephant.contains("1d1c") && elephant.contains("1d1c+") && elephant.contains("1d2d"));
+}
