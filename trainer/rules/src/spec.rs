@@ -159,6 +159,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../configs/variants/micro.toml"),
     ),
     ("sho", include_str!("../../../configs/variants/sho.toml")),
+    (
+        "cannon",
+        include_str!("../../../configs/variants/cannon.toml"),
+    ),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).

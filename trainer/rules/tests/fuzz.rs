@@ -10,13 +10,15 @@ use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Once};
 
-const VARIANTS: [&str; 6] = [
+const VARIANTS: [&str; 8] = [
     "shogi",
     "minishogi",
     "cannon-shosu",
     "hand",
     "kyoto",
     "micro",
+    "sho",
+    "cannon",
 ];
 
 fn var(name: &str) -> Arc<Variant> {

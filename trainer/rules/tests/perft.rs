@@ -165,3 +165,8 @@ fn micro_against_fairy_stockfish() {
 fn sho_against_fairy_stockfish() {
     run("sho.perft", false);
 }
+
+#[test]
+fn cannon_against_fairy_stockfish() {
+    run("cannon.perft", false);
+}

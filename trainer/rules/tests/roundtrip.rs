@@ -6,13 +6,15 @@ use rand::{Rng, SeedableRng};
 use rules::{Color, Move, Position, Variant, VariantSpec};
 use std::sync::Arc;
 
-const VARIANTS: [&str; 6] = [
+const VARIANTS: [&str; 8] = [
     "shogi",
     "minishogi",
     "cannon-shosu",
     "hand",
     "kyoto",
     "micro",
+    "sho",
+    "cannon",
 ];
 
 fn var(name: &str) -> Arc<Variant> {
