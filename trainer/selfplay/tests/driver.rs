@@ -292,3 +292,57 @@ fn continuous_games_switch_networks_between_moves() {
     // Games started after the switch carry the new generation.
     assert!(ctl.finished.iter().any(|x| x.1 == 1));
 }
+
+/// Every built-in variant trains: self-play games with a uniform evaluator run to an end that
+/// one of the variant's rules decides (no game needs the self-play move limit), their records
+/// replay under the rules to that very end, and every target indexes legal moves.
+#[test]
+fn every_builtin_variant_plays_to_an_end_by_its_rules() {
+    for name in rules::VariantSpec::builtin_names() {
+        let v = Arc::new(Variant::builtin(name).unwrap());
+        let enc = Encoder::new(v.clone());
+        let mut ev = counting(&enc);
+        let cfg = SelfPlayConfig {
+            parallel_games: 3,
+            full_simulations: 4,
+            fast_simulations: 2,
+            full_probability: 0.5,
+            max_plies: 5000,
+            ..Default::default()
+        };
+        let mut games: Vec<GameRecord> = Vec::new();
+        {
+            let mut evs: [&mut dyn Evaluator; 1] = [&mut ev];
+            play_games(
+                &enc,
+                &mut evs,
+                &[SearchConfig::default()],
+                &cfg,
+                Mode::SelfPlay,
+                3,
+                7,
+                &mut |_, g, _| games.push(g),
+            )
+            .unwrap();
+        }
+        assert_eq!(games.len(), 3, "{name}");
+        let mut window = ReplayWindow::new(enc.clone());
+        for g in &games {
+            window.add_game(g).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut pos = Position::from_sfen(&v, &g.start_sfen).unwrap();
+            pos.play_usi(&g.moves.join(" ")).unwrap();
+            let o = pos.outcome().unwrap_or_else(|| {
+                panic!("{name}: game over by {:?} in a live position", g.reason)
+            });
+            assert_eq!(o.reason.name(), g.reason, "{name}");
+            assert_eq!(rules::GameResult::from_winner(o.winner), g.result, "{name}");
+        }
+        eprintln!(
+            "{name}: {:?}",
+            games
+                .iter()
+                .map(|g| (g.moves.len(), g.reason.as_str()))
+                .collect::<Vec<_>>()
+        );
+    }
+}
