@@ -1,0 +1,84 @@
+//! The variants of the shogi family train end to end: a tiny `trainer run` of each new variant
+//! completes, and `trainer check --explain` describes its encoding.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+mod common;
+
+fn trainer(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(args)
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .env("OMP_WAIT_POLICY", "PASSIVE")
+        .output()
+        .expect("run trainer")
+}
+
+fn config(variant: &str) -> String {
+    format!(
+        r#"
+name = "{variant}"
+variant = "{variant}"
+model = "b2c16"
+seed = 3
+device = "cpu"
+generations = 1
+games_per_generation = 6
+steps_per_generation = 10
+min_samples = 20
+
+[selfplay]
+threads = 1
+parallel_games = 6
+full_simulations = 8
+fast_simulations = 2
+full_probability = 0.5
+max_plies = 120
+
+[training]
+batch_size = 16
+
+[replay]
+min_window = 200
+max_window = 2000
+
+[evaluation]
+games = 2
+simulations = 2
+"#
+    )
+}
+
+#[test]
+fn tiny_runs_of_the_new_variants_complete() {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("variants-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for variant in ["kyoto", "micro", "sho", "cannon"] {
+        let cfg = dir.join(format!("{variant}.toml"));
+        std::fs::write(&cfg, config(variant)).unwrap();
+        let o = trainer(&[
+            "run",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--runs-dir",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(
+            o.status.success(),
+            "{variant}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let run = dir.join(variant);
+        assert_eq!(common::state(&run)["generation"], 1, "{variant}");
+        assert!(run.join("models/000001.safetensors").exists(), "{variant}");
+        let o = trainer(&["check", "--explain", variant]);
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && text.contains("Policy:"),
+            "{variant}: {text}"
+        );
+    }
+}
