@@ -28,6 +28,10 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
         ("cannon-shosu", None, 4),
         ("cannon-shosu", None, 5),
         ("hand", None, 3),
+        ("kyoto", Some("kyotoshogi"), 6),
+        ("micro", Some("micro"), 6),
+        ("sho", None, 4),
+        ("cannon", None, 4),
     ] {
         let (n, s) = perft_ours(variant, depth, repeat)?;
         row(variant, depth, n, s);
