@@ -1,7 +1,7 @@
 //! Exports for other programs' formats: `export-data` (dlshogi's hcpe training records) and
 //! `export-variant` (Fairy-Stockfish's variants.ini).
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use std::path::PathBuf;
 
 /// Formats of `trainer export-data`.
@@ -49,5 +49,49 @@ pub fn export_data(a: ExportDataArgs) -> Result<()> {
             n => format!(" ({n} damaged shards or games skipped)"),
         }
     );
+    Ok(())
+}
+
+/// Formats of `trainer export-variant`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum VariantFormat {
+    /// A Fairy-Stockfish `variants.ini` section (load it with its `VariantPath` option).
+    FsfIni,
+}
+
+/// `trainer export-variant` arguments.
+#[derive(clap::Args)]
+pub struct ExportVariantArgs {
+    /// Variant (as for perft: a configs/variants stem, a built-in or a path).
+    variant: String,
+    /// Output format.
+    #[arg(long, value_enum)]
+    format: VariantFormat,
+    /// Output file (default: standard output).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Runs `trainer export-variant`: the definition, or an error naming every rule the format
+/// cannot express.
+pub fn export_variant(a: ExportVariantArgs) -> Result<()> {
+    let v = crate::load_variant(&a.variant)?;
+    let exported = match a.format {
+        VariantFormat::FsfIni => rules::fsf::to_fsf_ini(&v)?,
+    };
+    match &a.out {
+        None => print!("{}", exported.ini),
+        Some(out) => {
+            model::write_atomic(out, exported.ini.as_bytes())
+                .with_context(|| format!("writing {}", out.display()))?;
+            eprintln!(
+                "wrote {} (Fairy-Stockfish: setoption name VariantPath value {}, then \
+                 setoption name UCI_Variant value {})",
+                out.display(),
+                out.display(),
+                exported.name
+            );
+        }
+    }
     Ok(())
 }

@@ -146,6 +146,9 @@ enum Command {
     },
     /// Export a run's self-play positions for another trainer: dlshogi's hcpe records.
     ExportData(exportcmd::ExportDataArgs),
+    /// Export a variant's rules for another engine: a Fairy-Stockfish variants.ini section (or
+    /// an error naming each rule it cannot express).
+    ExportVariant(exportcmd::ExportVariantArgs),
     /// What a network thinks of a position: its win/draw/loss and its most likely moves, and
     /// with --nodes what its search finds (--json for one JSON object).
     Eval(evalcmd::EvalArgs),
@@ -244,6 +247,7 @@ fn main() {
         Command::Arena(a) => arena::run(a),
         Command::Eval(a) => evalcmd::run(a),
         Command::ExportData(a) => exportcmd::export_data(a),
+        Command::ExportVariant(a) => exportcmd::export_variant(a),
         Command::Play(a) => play::run(a),
         Command::Bench { what } => bench::run(what),
     };

@@ -341,3 +341,30 @@ fn dlshogi_layout_is_refused_where_it_cannot_work() {
         "{e}"
     );
 }
+
+#[test]
+fn export_variant_writes_an_ini_or_names_each_rule_it_cannot_express() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("exports-variant-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("minishogi.ini");
+    let o = trainer(&[
+        "export-variant",
+        "minishogi",
+        "--format",
+        "fsf-ini",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ini = std::fs::read_to_string(&out).unwrap();
+    assert!(ini.contains("[minishogi-export]"), "{ini}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("UCI_Variant value minishogi-export"));
+    // Hand shogi's checking drops have no Fairy-Stockfish key: refused, rule by rule.
+    let o = trainer(&["export-variant", "hand", "--format", "fsf-ini"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{e}");
+    assert!(e.contains("must give check") && e.contains("onager"), "{e}");
+    assert!(o.stdout.is_empty());
+}

@@ -17,6 +17,7 @@
 pub mod betza;
 mod bitset;
 mod error;
+pub mod fsf;
 mod movegen;
 mod outcome;
 mod perft;

@@ -1,0 +1,434 @@
+//! The Fairy-Stockfish export (`rules::fsf`) checked by the engine itself: every config in
+//! `configs/variants` that exports is loaded into Fairy-Stockfish (Debian package
+//! `fairy-stockfish`, 11.1) from the generated `variants.ini`, which its own `check` command must
+//! accept without complaint, and its perft must equal ours from the start position and from
+//! positions of seeded random playouts. Configs that do not export must name their rules.
+//!
+//! Without the engine the engine tests say so and pass, except under CI (`CI` set), where the
+//! test command installs it and its absence is a failure.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rules::fsf::{to_fsf_fen, to_fsf_ini, FsfVariant};
+use rules::{perft, Position, Variant};
+use std::io::{BufRead, BufReader, Lines, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+}
+
+impl Engine {
+    /// Starts the engine with the variant of `ini` (written to `path`) selected.
+    fn start(bin: &Path, path: &Path, exported: &FsfVariant) -> Engine {
+        let mut child = Command::new(bin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start fairy-stockfish");
+        let stdin = child.stdin.take().unwrap();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut e = Engine {
+            child,
+            stdin,
+            lines,
+        };
+        e.send("uci");
+        e.wait("uciok");
+        e.send(&format!(
+            "setoption name VariantPath value {}",
+            path.display()
+        ));
+        e.send(&format!(
+            "setoption name UCI_Variant value {}",
+            exported.name
+        ));
+        e.send("isready");
+        // An unknown UCI_Variant value is ignored silently; a selected one is announced.
+        let announced = format!("info string variant {} ", exported.name);
+        let mut selected = false;
+        for line in e.lines.by_ref() {
+            let line = line.unwrap();
+            selected |= line.starts_with(&announced);
+            if line == "readyok" {
+                break;
+            }
+        }
+        assert!(selected, "Fairy-Stockfish did not select {}", exported.name);
+        e
+    }
+
+    fn send(&mut self, cmd: &str) {
+        writeln!(self.stdin, "{cmd}").unwrap();
+    }
+
+    fn wait(&mut self, prefix: &str) -> String {
+        for line in self.lines.by_ref() {
+            let line = line.unwrap();
+            if line.starts_with(prefix) {
+                return line;
+            }
+        }
+        panic!("engine exited before {prefix:?}");
+    }
+
+    fn perft(&mut self, fen: &str, depth: u32) -> u64 {
+        self.send(&format!("position fen {fen}"));
+        self.send(&format!("go perft {depth}"));
+        let line = self.wait("Nodes searched");
+        line.rsplit(' ').next().unwrap().trim().parse().unwrap()
+    }
+
+    /// The `info` lines of a fixed-depth search from `fen`.
+    fn search(&mut self, fen: &str, depth: u32) -> Vec<String> {
+        self.send(&format!("position fen {fen}"));
+        self.send(&format!("go depth {depth}"));
+        let mut info = Vec::new();
+        for line in self.lines.by_ref() {
+            let line = line.unwrap();
+            if line.starts_with("bestmove") {
+                return info;
+            }
+            info.push(line);
+        }
+        panic!("engine exited during the search");
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.child.wait();
+    }
+}
+
+fn find_engine() -> Option<PathBuf> {
+    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .chain([PathBuf::from("/usr/games")])
+        .map(|d| d.join("fairy-stockfish"))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        if std::env::var_os("CI").is_some() {
+            panic!("fairy-stockfish is not installed (the test command installs it)");
+        }
+        eprintln!("skipped: fairy-stockfish not installed (apt-get install fairy-stockfish)");
+    }
+    found
+}
+
+fn configs() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs/variants");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Writes the ini where the engine can read it; the file name is unique per test process and
+/// `tag` (tests run in parallel).
+fn write_ini(exported: &FsfVariant, tag: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "rules-fsf-export-{}-{tag}-{}.ini",
+        std::process::id(),
+        exported.name
+    ));
+    std::fs::write(&path, &exported.ini).unwrap();
+    path
+}
+
+/// Our rules as Fairy-Stockfish plays them: with `shogiPawnDropMateIllegal` it generates a
+/// mating pawn drop (and scores it as a loss), so its perft is ours without `drop.no_mate`.
+fn as_fsf_counts(v: &Variant, exported: &FsfVariant) -> Arc<Variant> {
+    let mut spec = v.spec.clone();
+    if exported.ini.contains("\nshogiPawnDropMateIllegal = true\n") {
+        for d in spec
+            .pieces
+            .iter_mut()
+            .flatten()
+            .filter_map(|p| p.drop.as_mut())
+        {
+            d.no_mate = Some(false);
+        }
+    }
+    Arc::new(Variant::compile(spec).unwrap())
+}
+
+/// Fairy-Stockfish's own validation of the file (`fairy-stockfish check FILE`): it names
+/// unknown keys and bad values on stderr.
+fn engine_check(bin: &Path, path: &Path, exported: &FsfVariant) {
+    let out = Command::new(bin)
+        .arg("check")
+        .arg(path)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run fairy-stockfish check");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let complaints: Vec<&str> = stderr
+        .lines()
+        .filter(|l| *l != format!("Parsing variant: {}", exported.name))
+        .collect();
+    assert!(
+        complaints.is_empty(),
+        "fairy-stockfish check {}: {complaints:?}\n{}",
+        path.display(),
+        exported.ini
+    );
+}
+
+/// Perft depth at the start position, depth and number of random positions.
+type Depths = (u32, u32, usize);
+
+/// Depths for the variant's board: deeper on the small boards (5x5 and less).
+fn depths(v: &Variant) -> Depths {
+    match v.num_squares() <= 25 {
+        true => (5, 3, 60),
+        false => (4, 3, 50),
+    }
+}
+
+fn check_variant(bin: &Path, v: &Variant, exported: &FsfVariant, seed: u64, depths: Depths) {
+    let path = write_ini(exported, "perft");
+    engine_check(bin, &path, exported);
+    let fsf_rules = as_fsf_counts(v, exported);
+    let ours = Arc::new(v.clone());
+    let mut engine = Engine::start(bin, &path, exported);
+    let (start_depth, random_depth, positions) = depths;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut nodes = 0;
+    for i in 0..=positions {
+        // Position 0 is the start position; the others come from random playouts of our rules.
+        let mut pos = Position::start(ours.clone());
+        if i > 0 {
+            for _ in 0..rng.random_range(1..100) {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                pos.make_move(moves[rng.random_range(0..moves.len())]);
+            }
+        }
+        let sfen = pos.to_sfen();
+        let fen = to_fsf_fen(&pos);
+        let depth = if i == 0 { start_depth } else { random_depth };
+        let mut counted = Position::from_sfen(&fsf_rules, &sfen).unwrap();
+        let expected = perft(&mut counted, depth);
+        let theirs = engine.perft(&fen, depth);
+        nodes += theirs;
+        assert_eq!(
+            expected, theirs,
+            "{}: perft {depth} differs from Fairy-Stockfish at {sfen} (fen {fen})",
+            v.name
+        );
+    }
+    drop(engine);
+    let _ = std::fs::remove_file(&path);
+    eprintln!(
+        "{}: perft equals Fairy-Stockfish's at the start (depth {start_depth}) and at \
+         {positions} random positions (depth {random_depth}), {nodes} nodes",
+        v.name
+    );
+}
+
+#[test]
+fn exported_variants_match_fairy_stockfish_perft() {
+    let Some(bin) = find_engine() else { return };
+    let mut exported = Vec::new();
+    for (i, file) in configs().iter().enumerate() {
+        let v = Variant::load(file).unwrap();
+        match to_fsf_ini(&v) {
+            Ok(out) => {
+                check_variant(&bin, &v, &out, 100 + i as u64, depths(&v));
+                exported.push(v.name.clone());
+            }
+            Err(e) => eprintln!("not exported: {e}"),
+        }
+    }
+    for name in ["shogi", "minishogi"] {
+        assert!(exported.iter().any(|n| n == name), "{name} did not export");
+    }
+}
+
+/// Variants no config has yet, built from minishogi's config, for the keys the configs leave at
+/// one value: drop regions, forced promotion, no drops.
+#[test]
+fn composed_variants_match_fairy_stockfish_perft() {
+    let Some(bin) = find_engine() else { return };
+    let base = rules::VariantSpec::builtin("minishogi").unwrap();
+    let mut composed = Vec::new();
+    let mut spec = base.clone();
+    spec.name = Some("minishogi-no-zone-drops".into());
+    for p in spec.pieces.iter_mut().flatten().filter(|p| !p.royal) {
+        p.drop.get_or_insert_with(Default::default).in_zone = Some(false);
+    }
+    composed.push(spec);
+    let mut spec = base.clone();
+    spec.name = Some("minishogi-forced".into());
+    for p in spec
+        .pieces
+        .iter_mut()
+        .flatten()
+        .filter(|p| p.promoted.is_some())
+    {
+        p.promotion = Some("forced".into());
+    }
+    composed.push(spec);
+    let mut spec = base.clone();
+    spec.name = Some("minishogi-no-drops".into());
+    spec.drops.get_or_insert_with(Default::default).enabled = Some(false);
+    composed.push(spec);
+    for (i, spec) in composed.into_iter().enumerate() {
+        let v = Variant::compile(spec).unwrap();
+        let out = to_fsf_ini(&v).unwrap_or_else(|e| panic!("{e}"));
+        check_variant(&bin, &v, &out, 200 + i as u64, depths(&v));
+    }
+}
+
+/// Each piece type the exporter maps to moves as in Fairy-Stockfish: minishogi with its silver
+/// replaced by a non-promoting piece of that movement. Types minishogi already has are refused
+/// as duplicates and covered by the configs.
+#[test]
+fn every_mapped_piece_type_moves_as_in_fairy_stockfish() {
+    let Some(bin) = find_engine() else { return };
+    // The Betza of Fairy-Stockfish 11.1's step-and-slide types (src/piece.cpp), as rules::fsf
+    // maps them.
+    let types = [
+        "K", "N", "B", "R", "Q", "F", "A", "FA", "FfW", "RNF", "RF", "BN", "RN", "QN", "mNcB",
+        "mBcN", "mNcR", "mRcN", "fW", "fR", "ffN", "ffNsW", "WfF", "BW", "mfWfF", "mRcpR", "fsW",
+        "W", "KN",
+    ];
+    let mut checked = 0;
+    for (i, betza) in types.into_iter().enumerate() {
+        let mut spec = rules::VariantSpec::builtin("minishogi").unwrap();
+        spec.name = Some(format!("minishogi-S-{betza}"));
+        for p in spec.pieces.iter_mut().flatten().filter(|p| p.letter == "S") {
+            p.betza = betza.to_string();
+            p.promoted = None;
+        }
+        let v = Variant::compile(spec).unwrap();
+        match to_fsf_ini(&v) {
+            Ok(out) => {
+                check_variant(&bin, &v, &out, 300 + i as u64, (4, 3, 15));
+                checked += 1;
+            }
+            Err(e) if e.refusals.iter().all(|r| r.contains(" both move as ")) => {
+                eprintln!("{betza}: minishogi has this piece type already");
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(checked >= 20, "only {checked} piece types checked");
+}
+
+/// The refusals of the configs Fairy-Stockfish 11.1 cannot play name each rule in the way.
+#[test]
+fn unexportable_variants_name_their_rules() {
+    let expected: &[(&str, &[&str])] = &[
+        (
+            "cannon-shosu",
+            &[
+                "piece A (silver cannon): betza \"mBcpB\" jumps over a piece",
+                "piece D (dog): betza \"bFfW\"",
+                "piece +C (rook general): betza \"R(paf)2cR\" jumps over up to 2 pieces",
+                "piece +A (bishop general): betza \"B(paf)2cB\" jumps over up to 2 pieces",
+                "piece +G (drunk elephant): betza \"FfsW\"",
+                "piece +L (vertical mover): betza \"WvR\"",
+                "piece +D (side mover): betza \"WsR\"",
+                "promoted form +S (promoted silver) moves as Fairy-Stockfish's gold",
+            ],
+        ),
+        (
+            "hand",
+            &[
+                "piece T (tycoon): betza \"B3\" slides at most 3 squares",
+                "piece U (shogun): betza \"R3\"",
+                "piece D (pard): betza \"AD\"",
+                "piece O (onager): betza \"D\"",
+                "drops of O (onager) must give check",
+                "drops of H (hasty) must give check",
+                "drops of P (soldier) may not go to a file holding an own unpromoted P",
+                "drops of N (knight) are kept off some ranks (drop.in_zone = false)",
+                "piece L (lance) may move unpromoted to a square where it can never move again",
+            ],
+        ),
+        (
+            "sho",
+            &[
+                "promoted form +E (crown prince) is royal",
+                "piece E (drunk elephant): betza \"FsfW\"",
+            ],
+        ),
+        (
+            "cannon",
+            &[
+                "piece A (silver cannon): betza \"pR\"",
+                "piece C (copper cannon): betza \"mBcpB\"",
+                "piece I (iron cannon): betza \"pB\"",
+                "piece +U (flying silver): betza \"mRpRmFpB2\"",
+            ],
+        ),
+    ];
+    for &(name, reasons) in expected {
+        let v = Variant::builtin(name).unwrap();
+        let err = to_fsf_ini(&v).expect_err(name);
+        let text = err.to_string();
+        for r in reasons {
+            assert!(
+                err.refusals.iter().any(|x| x.contains(r)),
+                "{name}: no refusal containing {r:?} in\n{text}"
+            );
+        }
+    }
+    for name in ["shogi", "minishogi"] {
+        let v = Variant::builtin(name).unwrap();
+        if let Err(e) = to_fsf_ini(&v) {
+            panic!("{e}");
+        }
+    }
+}
+
+/// `drop.no_mate` maps to `shogiPawnDropMateIllegal`, which Fairy-Stockfish applies as a game
+/// result: in a position whose only mate is a pawn drop it must not find a mate in one, and
+/// without the key it does.
+#[test]
+fn pawn_drop_mate_is_not_a_mate_in_fairy_stockfish() {
+    let Some(bin) = find_engine() else { return };
+    let v = Variant::builtin("shogi").unwrap();
+    let exported = to_fsf_ini(&v).unwrap();
+    // Gote's king on 1a; P*1b checks it, the knight on 2d guards the pawn and the gold on 3b
+    // covers 2a and 2b. No other sente move mates, and gote's pawn on 9e keeps a quiet sente
+    // move from stalemating gote (a loss for gote too).
+    let sfen = "8k/6G2/9/7N1/p8/9/9/9/4K4 b P 1";
+    let pos = Position::from_sfen(&Arc::new(v), sfen).unwrap();
+    let fen = to_fsf_fen(&pos);
+    let mate_in_one = |ini: &FsfVariant, tag: &str| {
+        let path = write_ini(ini, tag);
+        let mut engine = Engine::start(&bin, &path, ini);
+        let info = engine.search(&fen, 3);
+        drop(engine);
+        let _ = std::fs::remove_file(&path);
+        info.iter().any(|l| l.contains(" score mate 1 "))
+    };
+    assert!(
+        !mate_in_one(&exported, "mate"),
+        "{fen}: Fairy-Stockfish mates by a pawn drop"
+    );
+    let without = FsfVariant {
+        name: exported.name.clone(),
+        ini: exported.ini.replace(
+            "\nshogiPawnDropMateIllegal = true\n",
+            "\nshogiPawnDropMateIllegal = false\n",
+        ),
+    };
+    assert!(
+        mate_in_one(&without, "mate-off"),
+        "{fen}: the position has no pawn-drop mate"
+    );
+}
