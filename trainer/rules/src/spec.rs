@@ -76,8 +76,12 @@ pub struct PromotedSpec {
 pub struct PieceDropSpec {
     /// Whether the piece may be dropped at all (default true).
     pub allowed: Option<bool>,
-    /// A second unpromoted piece of this kind may not be dropped on a file (nifu).
+    /// A second unpromoted piece of this kind may not be dropped on a file (nifu); the same as
+    /// `max_per_file = 1`.
     pub nifu: Option<bool>,
+    /// No drop on a file already holding this many own unpromoted pieces of this kind (Tori
+    /// shogi's swallows: 2); at least 1.
+    pub max_per_file: Option<u8>,
     /// A drop of this piece may not give immediate checkmate (uchifuzume).
     pub no_mate: Option<bool>,
     /// A drop of this piece must give check (Hand shogi's hasty and onager).

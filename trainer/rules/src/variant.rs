@@ -72,8 +72,9 @@ pub struct KindInfo {
     pub promotion: PromotionMode,
     /// Index in the hand, if pieces of this kind are held in hand.
     pub hand_index: Option<usize>,
-    /// Drop restriction: nifu.
-    pub nifu: bool,
+    /// Drop restriction: no drop on a file already holding this many own unpromoted pieces of
+    /// this kind (`Some(1)`: nifu); `None`: no limit.
+    pub max_per_file: Option<u8>,
     /// Drop restriction: may not drop-mate.
     pub no_drop_mate: bool,
     /// Drop restriction: must drop with check.
@@ -292,7 +293,8 @@ impl Variant {
     }
 
     /// Whether pieces of kind `k` never leave their file by moving (shogi's pawn): only for such
-    /// kinds do two unpromoted ones on a file prove a position impossible under nifu.
+    /// kinds do more unpromoted ones on a file than `max_per_file` (nifu: two) prove a position
+    /// impossible.
     pub(crate) fn keeps_file(&self, k: Kind) -> bool {
         let files = self.files as usize;
         let c = Color::Sente;
@@ -450,6 +452,22 @@ impl Compiler<'_> {
                     ));
                 }
             }
+            let max_per_file = match (d.nifu, d.max_per_file) {
+                (_, Some(0)) => {
+                    return Err(self.err(
+                        key("drop.max_per_file"),
+                        "must be at least 1 (use drop.allowed = false to forbid drops)",
+                    ))
+                }
+                (Some(true), Some(n)) if n != 1 => {
+                    return Err(self.err(
+                        key("drop.max_per_file"),
+                        format!("nifu = true means max_per_file = 1, got {n}: give one of them"),
+                    ))
+                }
+                (Some(true), _) => Some(1),
+                (_, n) => n,
+            };
             let kind_has_rays = a.iter().any(|m| m.range != 1);
             kinds.push(KindInfo {
                 letter,
@@ -461,7 +479,7 @@ impl Compiler<'_> {
                 demoted: kinds.len() as Kind,
                 promotion,
                 hand_index: None,
-                nifu: d.nifu.unwrap_or(false),
+                max_per_file,
                 no_drop_mate: d.no_mate.unwrap_or(false),
                 drop_must_check: d.must_check.unwrap_or(false),
                 droppable: d.allowed.unwrap_or(true),
@@ -489,7 +507,7 @@ impl Compiler<'_> {
                     demoted: i as Kind,
                     promotion: PromotionMode::None,
                     hand_index: None,
-                    nifu: false,
+                    max_per_file: None,
                     no_drop_mate: false,
                     drop_must_check: false,
                     droppable: false,

@@ -732,6 +732,8 @@ fn toml_mutations_never_panic() {
         "{ in_zone = false }",
         "{ allowed = false }",
         "{ no_mate = true, nifu = true }",
+        "{ max_per_file = 2 }",
+        "{ max_per_file = 0 }",
         "{ name = \"x\", betza = \"K\" }",
         "\"forced\"",
         "\"optional\"",
@@ -956,6 +958,16 @@ fn config_specific_errors() {
             "end.perpetual_check",
         ),
         ("repetition = 4", "repetition = 1", "end.repetition"),
+        (
+            "nifu = true, no_mate",
+            "nifu = true, max_per_file = 2, no_mate",
+            "pieces[7].drop.max_per_file",
+        ),
+        (
+            "nifu = true, no_mate",
+            "max_per_file = 0, no_mate",
+            "pieces[7].drop.max_per_file",
+        ),
         ("letter = \"K\"", "letter = \"KK\"", "pieces[0].letter"),
         ("letter = \"R\"", "letter = \"K\"", "pieces[1].letter"),
     ];

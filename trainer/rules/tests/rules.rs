@@ -7,7 +7,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rules::{Color, EndReason, Error, Outcome, Position, Variant};
+use rules::{Color, EndReason, Error, Outcome, Position, Variant, VariantSpec};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -165,6 +165,23 @@ fn hand_soldier_nifu() {
     assert_legal(&p, "P*3b");
     assert_legal(&p, "P*3a");
     assert_eq!(drops.len(), 81 - 9 - 3, "all empty squares off file 7");
+}
+
+#[test]
+fn max_per_file_one_is_nifu() {
+    // Shogi with the pawn's `nifu = true` written as `max_per_file = 1`: the same moves.
+    let mut spec = VariantSpec::builtin("shogi").unwrap();
+    for p in spec.pieces.as_mut().unwrap() {
+        if let Some(d) = p.drop.as_mut().filter(|d| d.nifu == Some(true)) {
+            d.nifu = None;
+            d.max_per_file = Some(1);
+        }
+    }
+    let v = Arc::new(Variant::compile(spec).unwrap());
+    let sfen = "4k4/9/8p/9/6+P2/9/2P6/9/4K4 b P 1";
+    let p = Position::from_sfen_composed(&v, sfen).unwrap();
+    assert_eq!(moves(&p), moves(&pos("shogi", sfen)));
+    assert!(drop_squares(&p, 'P').iter().all(|s| !s.starts_with('7')));
 }
 
 // ---------------------------------------------------------------------------------------------
