@@ -120,8 +120,11 @@ pub struct DropSpec {
 pub struct EndSpec {
     /// Result for the side with no legal move and not in check: `loss`, `draw` or `win`.
     pub stalemate: Option<String>,
-    /// The same position (board, hands, side) this many times is a draw; 0 disables.
+    /// The same position (board, hands, side) this many times ends the game; 0 disables.
     pub repetition: Option<u32>,
+    /// Result of a repetition for the side to move when it occurs: `draw` (default), `win` (the
+    /// player whose move completed it loses: Tori shogi as Fairy-Stockfish plays it) or `loss`.
+    pub repetition_result: Option<String>,
     /// In a repetition, the side that checked with every move: `loss` (shogi) or `draw`.
     pub perpetual_check: Option<String>,
     /// Plies after which the game is a draw; 0 = no limit.
@@ -329,6 +332,7 @@ fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantS
         end: Some(EndSpec {
             stalemate: or(ce.stalemate, pe.stalemate),
             repetition: or(ce.repetition, pe.repetition),
+            repetition_result: or(ce.repetition_result, pe.repetition_result),
             perpetual_check: or(ce.perpetual_check, pe.perpetual_check),
             max_plies: or(ce.max_plies, pe.max_plies),
         }),

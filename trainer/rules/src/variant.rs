@@ -31,7 +31,8 @@ pub enum PromotionMode {
     Forced,
 }
 
-/// What the side to move gets when it has no legal move.
+/// What the side to move gets when it has no legal move (stalemate), or when a repetition ends
+/// the game.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum StalemateValue {
     /// The stalemated side loses (shogi convention).
@@ -136,8 +137,10 @@ pub struct Variant {
     pub forbid_immobile_drops: bool,
     /// Result of having no legal move while not in check.
     pub stalemate: StalemateValue,
-    /// Repetition count for a draw (0: none).
+    /// Repetition count ending the game (0: none).
     pub repetition: u32,
+    /// Result of a repetition (not a perpetual check) for the side to move when it occurs.
+    pub repetition_result: StalemateValue,
     /// Perpetual check loses (otherwise the repetition is a plain draw).
     pub perpetual_check_loses: bool,
     /// Draw after this many plies (0: none).
@@ -394,6 +397,17 @@ impl Compiler<'_> {
                 ))
             }
         };
+        let repetition_result = match end.repetition_result.as_deref().unwrap_or("draw") {
+            "loss" => StalemateValue::Loss,
+            "draw" => StalemateValue::Draw,
+            "win" => StalemateValue::Win,
+            other => {
+                return Err(self.err(
+                    "end.repetition_result",
+                    format!("expected draw, win or loss, got {other:?}"),
+                ))
+            }
+        };
         let perpetual_check_loses = match end.perpetual_check.as_deref().unwrap_or("loss") {
             "loss" => true,
             "draw" => false,
@@ -552,6 +566,7 @@ impl Compiler<'_> {
             forbid_immobile_drops: drops.forbid_immobile.unwrap_or(true),
             stalemate,
             repetition,
+            repetition_result,
             perpetual_check_loses,
             max_plies: end.max_plies.unwrap_or(0),
             match_rule,

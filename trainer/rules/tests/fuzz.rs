@@ -959,6 +959,11 @@ fn config_specific_errors() {
         ),
         ("repetition = 4", "repetition = 1", "end.repetition"),
         (
+            "repetition = 4",
+            "repetition = 4\nrepetition_result = \"lose\"",
+            "end.repetition_result",
+        ),
+        (
             "nifu = true, no_mate",
             "nifu = true, max_per_file = 2, no_mate",
             "pieces[7].drop.max_per_file",
