@@ -146,6 +146,12 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../configs/variants/cannon-shosu.toml"),
     ),
     ("hand", include_str!("../../../configs/variants/hand.toml")),
+    (
+        "judkins",
+        include_str!("../../../configs/variants/judkins.toml"),
+    ),
+    ("yari", include_str!("../../../configs/variants/yari.toml")),
+    ("tori", include_str!("../../../configs/variants/tori.toml")),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).
@@ -179,7 +185,8 @@ impl VariantSpec {
         Ok(spec)
     }
 
-    /// A built-in variant by name (`shogi`, `minishogi`, `cannon-shosu`, `hand`).
+    /// A built-in variant by name (`shogi`, `minishogi`, `cannon-shosu`, `hand`, `judkins`,
+    /// `yari`, `tori`).
     pub fn builtin(name: &str) -> Result<VariantSpec> {
         let mut spec = load_chain(Source::Builtin(name.to_string()), &mut Vec::new())?;
         if spec.name.is_none() {

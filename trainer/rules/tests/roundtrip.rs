@@ -6,7 +6,15 @@ use rand::{Rng, SeedableRng};
 use rules::{Color, Move, Position, Variant, VariantSpec};
 use std::sync::Arc;
 
-const VARIANTS: [&str; 4] = ["shogi", "minishogi", "cannon-shosu", "hand"];
+const VARIANTS: [&str; 7] = [
+    "shogi",
+    "minishogi",
+    "cannon-shosu",
+    "hand",
+    "judkins",
+    "yari",
+    "tori",
+];
 
 fn var(name: &str) -> Arc<Variant> {
     Arc::new(Variant::builtin(name).unwrap_or_else(|e| panic!("built-in {name}: {e}")))
