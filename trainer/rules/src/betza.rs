@@ -425,6 +425,89 @@ mod tests {
         assert!(hr.contains(&(1, 2)));
     }
 
+    /// (dx, dy, range) of every move, sorted.
+    fn moves(text: &str) -> Vec<(i8, i8, u8)> {
+        let mut v: Vec<_> = parse(text)
+            .unwrap()
+            .into_iter()
+            .map(|a| (a.dx, a.dy, a.range))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    #[test]
+    fn fairy_stockfish_shogi_variant_pieces() {
+        // The Betza strings of Fairy-Stockfish's Judkins, Yari and Tori shogi, with the moves its
+        // parser (src/piece.cpp) gives them: a single direction letter on an orthogonal atom, a
+        // pair of a vertical and a horizontal letter split into both directions on an orthogonal
+        // atom ("sf", "fr"), and naming one diagonal on a diagonal atom ("lb", "rb").
+        const K8: [(i8, i8, u8); 8] = [
+            (-1, -1, 1),
+            (-1, 0, 1),
+            (-1, 1, 1),
+            (0, -1, 1),
+            (0, 1, 1),
+            (1, -1, 1),
+            (1, 0, 1),
+            (1, 1, 1),
+        ];
+        // Yari knight, bishop, rook, gold, silver.
+        assert_eq!(moves("fRffN"), vec![(-1, 2, 1), (0, 1, 0), (1, 2, 1)]);
+        assert_eq!(moves("fFfR"), vec![(-1, 1, 1), (0, 1, 0), (1, 1, 1)]);
+        assert_eq!(moves("frlR"), vec![(-1, 0, 0), (0, 1, 0), (1, 0, 0)]);
+        assert_eq!(
+            moves("WfFbR"),
+            vec![
+                (-1, 0, 1),
+                (-1, 1, 1),
+                (0, -1, 0),
+                (0, -1, 1),
+                (0, 1, 1),
+                (1, 0, 1),
+                (1, 1, 1)
+            ]
+        );
+        assert_eq!(
+            moves("fKbR"),
+            vec![(-1, 1, 1), (0, -1, 0), (0, 1, 1), (1, 1, 1)]
+        );
+        // Tori falcon, eagle, crane, pheasant, goose, quails.
+        assert_eq!(
+            moves("FsfW"),
+            vec![
+                (-1, -1, 1),
+                (-1, 0, 1),
+                (-1, 1, 1),
+                (0, 1, 1),
+                (1, -1, 1),
+                (1, 0, 1),
+                (1, 1, 1)
+            ]
+        );
+        let mut eagle = K8.to_vec();
+        eagle.extend([(-1, -1, 2), (-1, 1, 0), (0, -1, 0), (1, -1, 2), (1, 1, 0)]);
+        eagle.sort();
+        assert_eq!(moves("KbRfBbF2"), eagle);
+        assert_eq!(
+            moves("FvW"),
+            vec![
+                (-1, -1, 1),
+                (-1, 1, 1),
+                (0, -1, 1),
+                (0, 1, 1),
+                (1, -1, 1),
+                (1, 1, 1)
+            ]
+        );
+        assert_eq!(moves("bFfD"), vec![(-1, -1, 1), (0, 2, 1), (1, -1, 1)]);
+        assert_eq!(moves("fAbD"), vec![(-2, 2, 1), (0, -2, 1), (2, 2, 1)]);
+        // Left quail: back to the right (dx > 0) as a rider, one step back to the left.
+        assert_eq!(moves("fRrbBlbF"), vec![(-1, -1, 1), (0, 1, 0), (1, -1, 0)]);
+        assert_eq!(moves("fRlbBrbF"), vec![(-1, -1, 0), (0, 1, 0), (1, -1, 1)]);
+    }
+
     #[test]
     fn errors_point_at_the_character() {
         assert_eq!(parse("X").unwrap_err().at, 0);

@@ -679,7 +679,14 @@ impl<'a> Exporter<'a> {
                     no_mate = true;
                 }
             }
-            if info.nifu {
+            if let Some(n @ 2..) = info.max_per_file {
+                self.refuse(format!(
+                    "drops of {} may not go to a file holding {n} own unpromoted ones \
+                     (drop.max_per_file = {n}): Fairy-Stockfish 11.1 forbids only a second one \
+                     (shogiDoubledPawn)",
+                    self.label(k)
+                ));
+            } else if info.max_per_file == Some(1) {
                 if ty != Some(SHOGI_PAWN) {
                     self.refuse(format!(
                         "drops of {} may not go to a file holding an own unpromoted {} \
@@ -1043,7 +1050,12 @@ impl<'a> Exporter<'a> {
             "nFoldRule",
             v.repetition,
         );
-        self.set("", "nFoldValue", "draw");
+        // Relative to the side to move when the repetition happens, as our rule.
+        self.set(
+            format!("end.repetition_result = {:?}", value(v.repetition_result)),
+            "nFoldValue",
+            value(v.repetition_result),
+        );
         self.set("", "nFoldValueAbsolute", false);
         self.set(
             format!(
@@ -1300,6 +1312,7 @@ mod tests {
         let PieceDropSpec {
             allowed: _,         // drop regions, or refused
             nifu: _,            // shogiDoubledPawn, or refused
+            max_per_file: _,    // shogiDoubledPawn when 1, else refused
             no_mate: _,         // shogiPawnDropMateIllegal, or refused
             must_check: _,      // refused
             forbidden_ranks: _, // drop regions, or refused
@@ -1316,10 +1329,11 @@ mod tests {
             promoted: _,        // dropPromoted
         } = DropSpec::default();
         let EndSpec {
-            stalemate: _,       // stalemateValue
-            repetition: _,      // nFoldRule
-            perpetual_check: _, // perpetualCheckIllegal
-            max_plies: _,       // refused unless 0
+            stalemate: _,         // stalemateValue
+            repetition: _,        // nFoldRule
+            repetition_result: _, // nFoldValue
+            perpetual_check: _,   // perpetualCheckIllegal
+            max_plies: _,         // refused unless 0
         } = EndSpec::default();
     }
 }

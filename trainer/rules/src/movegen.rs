@@ -8,7 +8,7 @@
 use crate::bitset::SquareSet;
 use crate::position::{attacked, Position};
 use crate::types::{Color, Kind, Move, Piece};
-use crate::variant::{PromotionMode, Variant, CAPTURE, MAX_SQUARES, MOVE};
+use crate::variant::{PromotionMode, Variant, CAPTURE, MAX_SIDE, MAX_SQUARES, MOVE};
 
 /// Per-node data shared by the generation of every move.
 struct Ctx<'a> {
@@ -259,11 +259,17 @@ impl Position {
                 },
             };
             let mut targets = v.drop_squares[(2 * side + us.index()) * nh + hi].and(empty);
-            // Nifu restricts unpromoted drops only.
-            if info.nifu && side == 0 {
+            // The per-file limit (nifu: one) restricts unpromoted drops only.
+            if let (Some(max), 0) = (info.max_per_file, side) {
+                // Files already holding `max` own unpromoted pieces of this kind.
+                let mut on_file = [0u8; MAX_SIDE as usize];
                 for sq in self.occ[us.index()].iter() {
                     if self.board[sq].kind() == kind {
-                        targets = targets.and_not(v.file_squares[v.coords(sq).0]);
+                        let x = v.coords(sq).0;
+                        on_file[x] += 1;
+                        if on_file[x] == max {
+                            targets = targets.and_not(v.file_squares[x]);
+                        }
                     }
                 }
             }

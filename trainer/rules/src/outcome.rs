@@ -11,7 +11,8 @@ pub enum EndReason {
     Checkmate,
     /// No legal move while not in check.
     Stalemate,
-    /// The same position occurred the configured number of times.
+    /// The same position occurred the configured number of times (a draw unless the variant's
+    /// `repetition_result` says otherwise).
     Repetition,
     /// A repetition in which one side checked with every move: that side loses.
     PerpetualCheck,
@@ -214,8 +215,13 @@ impl Position {
                 _ => {}
             }
         }
+        let winner = match v.repetition_result {
+            StalemateValue::Draw => None,
+            StalemateValue::Win => Some(self.side),
+            StalemateValue::Loss => Some(self.side.flip()),
+        };
         Some(Outcome {
-            winner: None,
+            winner,
             reason: EndReason::Repetition,
         })
     }

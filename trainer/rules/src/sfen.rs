@@ -9,9 +9,9 @@ use std::sync::Arc;
 impl Position {
     /// Parses an SFEN (`board side hand [move-number]`) for `variant`.
     /// Positions no game of the variant can reach are refused with the reason: a side without
-    /// its royal piece, two unpromoted pieces of a nifu kind on one file (for kinds that keep
-    /// their file), a piece that could never move again, more pieces of a kind than the
-    /// variant has.
+    /// its royal piece, more unpromoted pieces of a kind on one file than its `max_per_file` drop
+    /// limit (nifu: two; for kinds that keep their file), a piece that could never move again,
+    /// more pieces of a kind than the variant has.
     pub fn from_sfen(variant: &Arc<Variant>, sfen: &str) -> Result<Position> {
         Position::from_sfen_with(variant.clone(), sfen)
     }
@@ -237,9 +237,9 @@ impl Position {
         totals
     }
 
-    /// Refuses positions no game can reach: a side without its royal piece, two unpromoted
-    /// pieces of a nifu kind on one file, a piece that could never move again, more pieces of
-    /// a kind than the variant has.
+    /// Refuses positions no game can reach: a side without its royal piece, more unpromoted
+    /// pieces of a kind on one file than `max_per_file` (nifu: two), a piece that could never
+    /// move again, more pieces of a kind than the variant has.
     fn check_possible(&self, board: &str, hand: &str) -> Result<()> {
         let v = &*self.variant;
         if v.kinds.iter().any(|k| k.royal) {
@@ -250,7 +250,7 @@ impl Position {
                 }
             }
         }
-        let mut on_file = std::collections::HashSet::new();
+        let mut on_file = std::collections::HashMap::new();
         for sq in 0..v.n {
             let p = self.board[sq];
             if p.is_empty() {
@@ -258,18 +258,27 @@ impl Position {
             }
             let info = &v.kinds[p.kind() as usize];
             let name = v.square_name(sq);
-            if info.nifu
-                && !info.promoted
-                && v.keeps_file(p.kind())
-                && !on_file.insert((p.color(), p.kind(), sq % v.files as usize))
-            {
-                return Err(Error::sfen(
-                    board,
-                    format!(
-                        "two unpromoted {} of one side on the file of {name}",
-                        info.name
-                    ),
-                ));
+            if let Some(max) = info.max_per_file {
+                if !info.promoted && v.keeps_file(p.kind()) {
+                    let n = on_file
+                        .entry((p.color(), p.kind(), sq % v.files as usize))
+                        .or_insert(0u8);
+                    *n += 1;
+                    if *n > max {
+                        let count = if max == 1 {
+                            "two".to_string()
+                        } else {
+                            format!("more than {max}")
+                        };
+                        return Err(Error::sfen(
+                            board,
+                            format!(
+                                "{count} unpromoted {} of one side on the file of {name}",
+                                info.name
+                            ),
+                        ));
+                    }
+                }
             }
             // Such a piece arrives by neither a move nor a drop when both rules forbid it.
             let drops_forbid = v.forbid_immobile_drops || !v.drops;

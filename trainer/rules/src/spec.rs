@@ -81,8 +81,12 @@ pub struct PromotedSpec {
 pub struct PieceDropSpec {
     /// Whether the piece may be dropped at all (default true).
     pub allowed: Option<bool>,
-    /// A second unpromoted piece of this kind may not be dropped on a file (nifu).
+    /// A second unpromoted piece of this kind may not be dropped on a file (nifu); the same as
+    /// `max_per_file = 1`.
     pub nifu: Option<bool>,
+    /// No drop on a file already holding this many own unpromoted pieces of this kind (Tori
+    /// shogi's swallows: 2); at least 1.
+    pub max_per_file: Option<u8>,
     /// A drop of this piece may not give immediate checkmate (uchifuzume).
     pub no_mate: Option<bool>,
     /// A drop of this piece must give check (Hand shogi's hasty and onager).
@@ -127,8 +131,11 @@ pub struct DropSpec {
 pub struct EndSpec {
     /// Result for the side with no legal move and not in check: `loss`, `draw` or `win`.
     pub stalemate: Option<String>,
-    /// The same position (board, hands, side) this many times is a draw; 0 disables.
+    /// The same position (board, hands, side) this many times ends the game; 0 disables.
     pub repetition: Option<u32>,
+    /// Result of a repetition for the side to move when it occurs: `draw` (default), `win` (the
+    /// player whose move completed it loses: Tori shogi as Fairy-Stockfish plays it) or `loss`.
+    pub repetition_result: Option<String>,
     /// In a repetition, the side that checked with every move: `loss` (shogi) or `draw`.
     pub perpetual_check: Option<String>,
     /// Plies after which the game is a draw; 0 = no limit.
@@ -150,6 +157,12 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../configs/variants/cannon-shosu.toml"),
     ),
     ("hand", include_str!("../../../configs/variants/hand.toml")),
+    (
+        "judkins",
+        include_str!("../../../configs/variants/judkins.toml"),
+    ),
+    ("yari", include_str!("../../../configs/variants/yari.toml")),
+    ("tori", include_str!("../../../configs/variants/tori.toml")),
     (
         "kyoto",
         include_str!("../../../configs/variants/kyoto.toml"),
@@ -196,7 +209,8 @@ impl VariantSpec {
         Ok(spec)
     }
 
-    /// A built-in variant by name (`shogi`, `minishogi`, `cannon-shosu`, `hand`).
+    /// A built-in variant by name (`shogi`, `minishogi`, `cannon-shosu`, `hand`, `judkins`,
+    /// `yari`, `tori`).
     pub fn builtin(name: &str) -> Result<VariantSpec> {
         let mut spec = load_chain(Source::Builtin(name.to_string()), &mut Vec::new())?;
         if spec.name.is_none() {
@@ -351,6 +365,7 @@ fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantS
         end: Some(EndSpec {
             stalemate: or(ce.stalemate, pe.stalemate),
             repetition: or(ce.repetition, pe.repetition),
+            repetition_result: or(ce.repetition_result, pe.repetition_result),
             perpetual_check: or(ce.perpetual_check, pe.perpetual_check),
             max_plies: or(ce.max_plies, pe.max_plies),
         }),

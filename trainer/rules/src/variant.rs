@@ -34,7 +34,8 @@ pub enum PromotionMode {
     Flip,
 }
 
-/// What the side to move gets when it has no legal move.
+/// What the side to move gets when it has no legal move (stalemate), or when a repetition ends
+/// the game.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum StalemateValue {
     /// The stalemated side loses (shogi convention).
@@ -75,8 +76,9 @@ pub struct KindInfo {
     pub promotion: PromotionMode,
     /// Index in the hand, if pieces of this kind are held in hand.
     pub hand_index: Option<usize>,
-    /// Drop restriction: nifu.
-    pub nifu: bool,
+    /// Drop restriction: no drop on a file already holding this many own unpromoted pieces of
+    /// this kind (`Some(1)`: nifu); `None`: no limit.
+    pub max_per_file: Option<u8>,
     /// Drop restriction: may not drop-mate.
     pub no_drop_mate: bool,
     /// Drop restriction: must drop with check.
@@ -138,8 +140,10 @@ pub struct Variant {
     pub forbid_immobile_drops: bool,
     /// Result of having no legal move while not in check.
     pub stalemate: StalemateValue,
-    /// Repetition count for a draw (0: none).
+    /// Repetition count ending the game (0: none).
     pub repetition: u32,
+    /// Result of a repetition (not a perpetual check) for the side to move when it occurs.
+    pub repetition_result: StalemateValue,
     /// Perpetual check loses (otherwise the repetition is a plain draw).
     pub perpetual_check_loses: bool,
     /// Draw after this many plies (0: none).
@@ -322,7 +326,8 @@ impl Variant {
     }
 
     /// Whether pieces of kind `k` never leave their file by moving (shogi's pawn): only for such
-    /// kinds do two unpromoted ones on a file prove a position impossible under nifu.
+    /// kinds do more unpromoted ones on a file than `max_per_file` (nifu: two) prove a position
+    /// impossible.
     pub(crate) fn keeps_file(&self, k: Kind) -> bool {
         let files = self.files as usize;
         let c = Color::Sente;
@@ -422,6 +427,17 @@ impl Compiler<'_> {
                 ))
             }
         };
+        let repetition_result = match end.repetition_result.as_deref().unwrap_or("draw") {
+            "loss" => StalemateValue::Loss,
+            "draw" => StalemateValue::Draw,
+            "win" => StalemateValue::Win,
+            other => {
+                return Err(self.err(
+                    "end.repetition_result",
+                    format!("expected draw, win or loss, got {other:?}"),
+                ))
+            }
+        };
         let perpetual_check_loses = match end.perpetual_check.as_deref().unwrap_or("loss") {
             "loss" => true,
             "draw" => false,
@@ -481,6 +497,22 @@ impl Compiler<'_> {
                     ));
                 }
             }
+            let max_per_file = match (d.nifu, d.max_per_file) {
+                (_, Some(0)) => {
+                    return Err(self.err(
+                        key("drop.max_per_file"),
+                        "must be at least 1 (use drop.allowed = false to forbid drops)",
+                    ))
+                }
+                (Some(true), Some(n)) if n != 1 => {
+                    return Err(self.err(
+                        key("drop.max_per_file"),
+                        format!("nifu = true means max_per_file = 1, got {n}: give one of them"),
+                    ))
+                }
+                (Some(true), _) => Some(1),
+                (_, n) => n,
+            };
             let kind_has_rays = a.iter().any(|m| m.range != 1);
             kinds.push(KindInfo {
                 letter,
@@ -492,7 +524,7 @@ impl Compiler<'_> {
                 demoted: kinds.len() as Kind,
                 promotion,
                 hand_index: None,
-                nifu: d.nifu.unwrap_or(false),
+                max_per_file,
                 no_drop_mate: d.no_mate.unwrap_or(false),
                 drop_must_check: d.must_check.unwrap_or(false),
                 droppable: d.allowed.unwrap_or(true),
@@ -524,7 +556,7 @@ impl Compiler<'_> {
                         _ => PromotionMode::None,
                     },
                     hand_index: None,
-                    nifu: false,
+                    max_per_file: None,
                     no_drop_mate: false,
                     drop_must_check: false,
                     droppable: false,
@@ -580,6 +612,7 @@ impl Compiler<'_> {
             forbid_immobile_drops: drops.forbid_immobile.unwrap_or(true),
             stalemate,
             repetition,
+            repetition_result,
             perpetual_check_loses,
             max_plies: end.max_plies.unwrap_or(0),
             match_rule,

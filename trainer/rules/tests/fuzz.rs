@@ -10,11 +10,14 @@ use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Once};
 
-const VARIANTS: [&str; 8] = [
+const VARIANTS: [&str; 11] = [
     "shogi",
     "minishogi",
     "cannon-shosu",
     "hand",
+    "judkins",
+    "yari",
+    "tori",
     "kyoto",
     "micro",
     "sho",
@@ -741,6 +744,8 @@ fn toml_mutations_never_panic() {
         "{ in_zone = false }",
         "{ allowed = false }",
         "{ no_mate = true, nifu = true }",
+        "{ max_per_file = 2 }",
+        "{ max_per_file = 0 }",
         "{ name = \"x\", betza = \"K\" }",
         "\"forced\"",
         "\"optional\"",
@@ -965,6 +970,21 @@ fn config_specific_errors() {
             "end.perpetual_check",
         ),
         ("repetition = 4", "repetition = 1", "end.repetition"),
+        (
+            "repetition = 4",
+            "repetition = 4\nrepetition_result = \"lose\"",
+            "end.repetition_result",
+        ),
+        (
+            "nifu = true, no_mate",
+            "nifu = true, max_per_file = 2, no_mate",
+            "pieces[7].drop.max_per_file",
+        ),
+        (
+            "nifu = true, no_mate",
+            "max_per_file = 0, no_mate",
+            "pieces[7].drop.max_per_file",
+        ),
         ("letter = \"K\"", "letter = \"KK\"", "pieces[0].letter"),
         ("letter = \"R\"", "letter = \"K\"", "pieces[1].letter"),
     ];

@@ -1,9 +1,11 @@
 //! Perft counts from data files in `tests/data/*.perft` (published counts and counts from other
-//! engines). Counts above `NODE_LIMIT` run only with `--ignored`.
+//! engines). Counts above `NODE_LIMIT` run only with `--ignored`. Each count's leaves per second
+//! are printed (`-- --nocapture`; meaningful in release builds only).
 
 use rules::{perft, Position, Variant};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Instant;
 
 const NODE_LIMIT: u64 = 40_000_000;
 
@@ -85,7 +87,15 @@ fn run(file: &str, big: bool) {
         let v = variant(&c.variant);
         let mut pos = Position::from_sfen_composed(&v, &c.sfen)
             .unwrap_or_else(|e| panic!("{file} {}: {e}", c.id));
+        let t = Instant::now();
         let got = perft(&mut pos, c.depth);
+        let secs = t.elapsed().as_secs_f64();
+        eprintln!(
+            "{file} {} depth {}: {got} leaves in {secs:.3} s ({:.2} M leaves/s)",
+            c.id,
+            c.depth,
+            got as f64 / secs.max(1e-9) / 1e6
+        );
         assert_eq!(
             got, c.count,
             "{file} {} depth {}: {}",
@@ -135,6 +145,21 @@ fn hand_reference() {
 }
 
 #[test]
+fn judkins_reference() {
+    run("judkins.perft", false);
+}
+
+#[test]
+fn yari_reference() {
+    run("yari.perft", false);
+}
+
+#[test]
+fn tori_reference() {
+    run("tori.perft", false);
+}
+
+#[test]
 fn start_positions_regression() {
     run("start-regression.perft", false);
 }
@@ -169,4 +194,12 @@ fn sho_against_fairy_stockfish() {
 #[test]
 fn cannon_against_fairy_stockfish() {
     run("cannon.perft", false);
+}
+
+#[test]
+#[ignore = "47 to 64 M nodes each, about 1 s each in release; run with --ignored"]
+fn judkins_yari_tori_reference_deep() {
+    for f in ["judkins.perft", "yari.perft", "tori.perft"] {
+        run(f, true);
+    }
 }

@@ -6,11 +6,14 @@ use rand::{Rng, SeedableRng};
 use rules::{Color, Move, Position, Variant, VariantSpec};
 use std::sync::Arc;
 
-const VARIANTS: [&str; 8] = [
+const VARIANTS: [&str; 11] = [
     "shogi",
     "minishogi",
     "cannon-shosu",
     "hand",
+    "judkins",
+    "yari",
+    "tori",
     "kyoto",
     "micro",
     "sho",

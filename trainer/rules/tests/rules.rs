@@ -7,7 +7,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rules::{Color, EndReason, Error, Outcome, Position, Variant};
+use rules::{Color, EndReason, Error, Outcome, Position, Variant, VariantSpec};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -165,6 +165,103 @@ fn hand_soldier_nifu() {
     assert_legal(&p, "P*3b");
     assert_legal(&p, "P*3a");
     assert_eq!(drops.len(), 81 - 9 - 3, "all empty squares off file 7");
+}
+
+#[test]
+fn max_per_file_one_is_nifu() {
+    // Shogi with the pawn's `nifu = true` written as `max_per_file = 1`: the same moves.
+    let mut spec = VariantSpec::builtin("shogi").unwrap();
+    for p in spec.pieces.as_mut().unwrap() {
+        if let Some(d) = p.drop.as_mut().filter(|d| d.nifu == Some(true)) {
+            d.nifu = None;
+            d.max_per_file = Some(1);
+        }
+    }
+    let v = Arc::new(Variant::compile(spec).unwrap());
+    let sfen = "4k4/9/8p/9/6+P2/9/2P6/9/4K4 b P 1";
+    let p = Position::from_sfen_composed(&v, sfen).unwrap();
+    assert_eq!(moves(&p), moves(&pos("shogi", sfen)));
+    assert!(drop_squares(&p, 'P').iter().all(|s| !s.starts_with('7')));
+}
+
+#[test]
+fn tori_at_most_two_own_swallows_on_a_file() {
+    // Sente swallows: 7e and 7f (two on file 7), 6e alone on file 6, 5e with a goose on 5d (one
+    // unpromoted swallow on file 5); gote swallows 1b and 1c (two on file 1, the enemy's).
+    let p = pos("tori", "3k3/6s/6s/2+S4/SSS4/S6/3K3 b S 1");
+    let drops = drop_squares(&p, 'S');
+    // A third own unpromoted swallow is refused on file 7.
+    assert!(drops.iter().all(|s| !s.starts_with('7')), "{drops:?}");
+    assert_illegal(&p, "S*7c");
+    assert_illegal(&p, "S*7g");
+    // A second one is allowed on file 6; the goose does not count on file 5; the enemy's two
+    // swallows do not count on file 1.
+    assert_legal(&p, "S*6c");
+    assert_legal(&p, "S*5c");
+    assert_legal(&p, "S*1d");
+    // Never on the last rank, where a swallow could not move.
+    assert!(drops.iter().all(|s| !s.ends_with('a')), "{drops:?}");
+    // Every other empty square: 49 squares, 9 pieces, 5 empty ones on file 7 and 5 more on
+    // rank a.
+    assert_eq!(drops.len(), 49 - 9 - 5 - 5, "{drops:?}");
+    // The same limit for gote: two gote swallows on file 1 close it, one on file 3 does not.
+    let p = pos("tori", "3k3/6s/4s1s/7/7/7/3K3 w s 1");
+    let drops = drop_squares(&p, 'S');
+    assert!(drops.iter().all(|s| !s.starts_with('1')), "{drops:?}");
+    assert_legal(&p, "S*3e");
+}
+
+#[test]
+fn tori_sfen_reader_allows_two_swallows_on_a_file_not_three() {
+    let v = var("tori");
+    assert!(Position::from_sfen(&v, "3k3/7/7/S6/S6/7/3K3 b - 1").is_ok());
+    // Three: unreachable, since swallows keep their file and no drop may make a third.
+    let e = Position::from_sfen(&v, "3k3/7/S6/S6/S6/7/3K3 b - 1").unwrap_err();
+    assert!(e.to_string().contains("more than 2"), "{e}");
+    // Two gote swallows and a sente swallow on one file are fine; so is a goose as a third.
+    assert!(Position::from_sfen(&v, "3k3/s6/s6/S6/7/7/3K3 b - 1").is_ok());
+    assert!(Position::from_sfen(&v, "3k3/+S6/7/S6/S6/7/3K3 b - 1").is_ok());
+    // Composed positions (perft) are not checked.
+    assert!(Position::from_sfen_composed(&v, "3k3/7/S6/S6/S6/7/3K3 b - 1").is_ok());
+    // Shogi's nifu is the limit 1, with the same message as before the limit was general.
+    let e = Position::from_sfen(&var("shogi"), "4k4/9/9/9/9/P8/P8/9/4K4 b - 1").unwrap_err();
+    assert!(e.to_string().contains("two unpromoted pawn"), "{e}");
+}
+
+#[test]
+fn tori_swallow_and_falcon_must_promote_in_the_zone() {
+    // Sente falcon 5b (in the zone, as if dropped there), swallow 3c (just outside it); the gote
+    // phoenix is out of the way on 7a.
+    let p = pos("tori", "k6/2F4/4S2/7/7/7/3K3 b - 1");
+    assert_eq!(moves_with(&p, "3c"), set(&["3c3b+"]));
+    // Within the zone (5a, 6a, 4a, 6b, 4b) and out of it (6c, 4c): always promoted.
+    assert_eq!(
+        moves_with(&p, "5b"),
+        set(&["5b5a+", "5b6a+", "5b4a+", "5b6b+", "5b4b+", "5b6c+", "5b4c+"])
+    );
+}
+
+#[test]
+fn tori_quails_are_mirror_images_for_both_sides() {
+    // Sente left quail on 4d: forward like a lance, back to the right (towards file 1) like a
+    // bishop up to its own phoenix on 1g, one step back to the left.
+    let p = pos("tori", "k6/7/7/3L3/7/7/6K b - 1");
+    assert_eq!(
+        moves_with(&p, "4d"),
+        set(&["4d4c", "4d4b", "4d4a", "4d3e", "4d2f", "4d5e"])
+    );
+    // Sente right quail: the mirror image.
+    let p = pos("tori", "6k/7/7/3R3/7/7/K6 b - 1");
+    assert_eq!(
+        moves_with(&p, "4d"),
+        set(&["4d4c", "4d4b", "4d4a", "4d5e", "4d6f", "4d3e"])
+    );
+    // Gote left quail on 4d: its right is towards file 7 and its back towards rank a.
+    let p = pos("tori", "6k/7/7/3l3/7/7/K6 w - 1");
+    assert_eq!(
+        moves_with(&p, "4d"),
+        set(&["4d4e", "4d4f", "4d4g", "4d5c", "4d6b", "4d7a", "4d3c"])
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -542,6 +639,35 @@ fn cannon_perpetual_check_is_a_draw() {
 }
 
 #[test]
+fn tori_repetition_loses_for_the_player_completing_it() {
+    // repetition_result = "win": the fourth occurrence is a win for the side to move.
+    let mut p = pos("tori", "3k3/7/7/7/7/7/3K3 b - 1");
+    let outcomes = play_cycles(&mut p, "4g3g 4a3a 3g4g 3a4a", 3);
+    for (ply, o) in outcomes[..11].iter().enumerate() {
+        assert_eq!(*o, None, "ply {}", ply + 1);
+    }
+    // Gote's move completed the repetition: sente, to move, wins.
+    assert_eq!(outcomes[11], win(Color::Sente, EndReason::Repetition));
+    // Started by gote, the same cycle makes sente lose.
+    let mut p = pos("tori", "3k3/7/7/7/7/7/3K3 w - 1");
+    let outcomes = play_cycles(&mut p, "4a3a 4g3g 3a4a 3g4g", 3);
+    assert_eq!(outcomes[10], None);
+    assert_eq!(outcomes[11], win(Color::Gote, EndReason::Repetition));
+}
+
+#[test]
+fn tori_perpetual_check_still_loses() {
+    // The sente eagle checks the gote phoenix down files 1 and 2 in turn (its backward rook move);
+    // the checking side loses although repetitions favour the side to move.
+    let mut p = pos("tori", "K6/7/7/7/5+F1/7/6k b - 1");
+    let outcomes = play_cycles(&mut p, "2e1e 1g2g 1e2e 2g1g", 3);
+    for (ply, o) in outcomes[..11].iter().enumerate() {
+        assert_eq!(*o, None, "ply {}", ply + 1);
+    }
+    assert_eq!(outcomes[11], win(Color::Gote, EndReason::PerpetualCheck));
+}
+
+#[test]
 fn cannon_quiet_repetition_is_a_draw() {
     let mut p = pos("cannon-shosu", "5k4/r9/10/10/10/10/10/10/9R/5K4 b - 1");
     let outcomes = play_cycles(&mut p, "1i2i 10b9b 2i1i 9b10b", 3);
@@ -693,7 +819,15 @@ fn sfen_without_move_number(s: &str) -> String {
 #[test]
 fn make_unmake_restores_sfen_and_hash_and_hash_matches_reparse() {
     let mut rng = StdRng::seed_from_u64(0x5EED_0001);
-    for name in ["shogi", "minishogi", "cannon-shosu", "hand"] {
+    for name in [
+        "shogi",
+        "minishogi",
+        "cannon-shosu",
+        "hand",
+        "judkins",
+        "yari",
+        "tori",
+    ] {
         let v = var(name);
         for game in 0..12 {
             let mut p = Position::start(v.clone());

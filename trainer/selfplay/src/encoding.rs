@@ -626,11 +626,14 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use std::collections::HashMap;
 
-    const VARIANTS: [&str; 8] = [
+    const VARIANTS: [&str; 11] = [
         "shogi",
         "minishogi",
         "cannon-shosu",
         "hand",
+        "judkins",
+        "yari",
+        "tori",
         "kyoto",
         "micro",
         "sho",
