@@ -51,12 +51,12 @@ simulations = 2
 }
 
 #[test]
-fn tiny_runs_of_the_new_variants_complete() {
+fn tiny_runs_of_the_family_variants_complete() {
     let dir =
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("variants-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    for variant in ["kyoto", "micro", "sho", "cannon"] {
+    for variant in ["judkins", "yari", "tori", "kyoto", "micro", "sho", "cannon"] {
         let cfg = dir.join(format!("{variant}.toml"));
         std::fs::write(&cfg, config(variant)).unwrap();
         let o = trainer(&[

@@ -68,24 +68,25 @@ impl Ctx<'_> {
             promote: false,
         };
         let v = self.v;
+        if self.needs_test(from, to) && !self.safe(mv) {
+            // Promoting into a second royal piece frees the first from guarding (Sho shogi:
+            // the crown prince), so that promotion is legal even if it leaves the king attacked.
+            let zone = &v.zone[self.us.index()];
+            let saves = self.single_royal
+                && v.kinds[kind as usize]
+                    .promotes_to
+                    .is_some_and(|p| v.kinds[p as usize].royal)
+                && (zone.contains(from) || zone.contains(to));
+            if saves {
+                out.push(Move::Normal {
+                    from: from as u8,
+                    to: to as u8,
+                    promote: true,
+                });
+            }
+            return;
+        }
         let info = &v.kinds[kind as usize];
-        let safe = !self.needs_test(from, to) || self.safe(mv);
-        // Promoting into a second royal piece frees the first from guarding (Sho shogi: the
-        // crown prince), so that promotion is legal even if it leaves the king attacked.
-        let promotion_saves = self.single_royal
-            && info.promotes_to.is_some_and(|p| v.kinds[p as usize].royal)
-            && (v.zone[self.us.index()].contains(from) || v.zone[self.us.index()].contains(to));
-        if !safe && !promotion_saves {
-            return;
-        }
-        if !safe {
-            out.push(Move::Normal {
-                from: from as u8,
-                to: to as u8,
-                promote: true,
-            });
-            return;
-        }
         if info.promotion == PromotionMode::Flip {
             // The piece turns over by itself (or not, on a non-capture under flip_on_capture):
             // one move, no choice; a side with no move from there makes it illegal.
@@ -245,55 +246,61 @@ impl Position {
         let nh = v.hand_kinds.len();
         let eksq = self.king[them.index()].map(|k| k as usize);
         let sides = if v.promoted_drops { 2 } else { 1 };
-        for (hi, side) in (0..nh).flat_map(|hi| (0..sides).map(move |s| (hi, s))) {
-            if self.hands[us.index()][hi] == 0 {
-                continue;
-            }
-            let base = v.hand_kinds[hi];
-            let info = &v.kinds[base as usize];
-            let kind = match side {
-                0 => base,
-                _ => match info.promotes_to {
-                    Some(p) => p,
-                    None => continue,
-                },
-            };
-            let mut targets = v.drop_squares[(2 * side + us.index()) * nh + hi].and(empty);
-            // The per-file limit (nifu: one) restricts unpromoted drops only.
-            if let (Some(max), 0) = (info.max_per_file, side) {
-                // Files already holding `max` own unpromoted pieces of this kind.
-                let mut on_file = [0u8; MAX_SIDE as usize];
-                for sq in self.occ[us.index()].iter() {
-                    if self.board[sq].kind() == kind {
-                        let x = v.coords(sq).0;
-                        on_file[x] += 1;
-                        if on_file[x] == max {
-                            targets = targets.and_not(v.file_squares[x]);
+        for side in 0..sides {
+            for hi in 0..nh {
+                if self.hands[us.index()][hi] == 0 {
+                    continue;
+                }
+                let base = v.hand_kinds[hi];
+                let info = &v.kinds[base as usize];
+                let kind = match side {
+                    0 => base,
+                    _ => match info.promotes_to {
+                        Some(p) => p,
+                        None => continue,
+                    },
+                };
+                let mut targets = v.drop_squares[(2 * side + us.index()) * nh + hi].and(empty);
+                // The per-file limit (nifu: one) restricts unpromoted drops only.
+                if let (Some(max), 0) = (info.max_per_file, side) {
+                    // Files already holding `max` own unpromoted pieces of this kind.
+                    let mut on_file = [0u8; MAX_SIDE as usize];
+                    for sq in self.occ[us.index()].iter() {
+                        if self.board[sq].kind() == kind {
+                            let x = v.coords(sq).0;
+                            on_file[x] += 1;
+                            if on_file[x] == max {
+                                targets = targets.and_not(v.file_squares[x]);
+                            }
                         }
                     }
                 }
-            }
-            let special = info.drop_must_check || (info.no_drop_mate && check_drop_mate);
-            for to in targets.iter() {
-                let mv = Move::Drop { kind, to: to as u8 };
-                if (ctx.test_all || (ctx.to_sensitive && ctx.sensitive.contains(to)))
-                    && !ctx.safe(mv)
-                {
-                    continue;
-                }
-                if special {
-                    let gives_check = match eksq {
-                        Some(e) => self.drop_gives_check(&mut ctx.scratch, kind, hi, to, e),
-                        None => false,
-                    };
-                    if info.drop_must_check && !gives_check {
+                let special = info.drop_must_check || (info.no_drop_mate && check_drop_mate);
+                for to in targets.iter() {
+                    let mv = Move::Drop { kind, to: to as u8 };
+                    if (ctx.test_all || (ctx.to_sensitive && ctx.sensitive.contains(to)))
+                        && !ctx.safe(mv)
+                    {
                         continue;
                     }
-                    if info.no_drop_mate && check_drop_mate && gives_check && self.drop_mates(mv) {
-                        continue;
+                    if special {
+                        let gives_check = match eksq {
+                            Some(e) => self.drop_gives_check(&mut ctx.scratch, kind, hi, to, e),
+                            None => false,
+                        };
+                        if info.drop_must_check && !gives_check {
+                            continue;
+                        }
+                        if info.no_drop_mate
+                            && check_drop_mate
+                            && gives_check
+                            && self.drop_mates(mv)
+                        {
+                            continue;
+                        }
                     }
+                    out.push(mv);
                 }
-                out.push(mv);
             }
         }
     }
