@@ -11,88 +11,26 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rules::{perft, Position, Variant, VariantSpec};
-use std::io::{BufRead, BufReader, Lines, Write};
-use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::path::Path;
 use std::sync::Arc;
+
+mod common;
+use common::{engine_or_skip, Engine};
 
 /// Depth-3 count above which the depth-4 count of a Judkins, Yari or Tori position is not
 /// compared (it would take seconds per position in each engine).
 const LAST_DEPTH_LIMIT: u64 = 100_000;
 
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Lines<BufReader<ChildStdout>>,
-}
-
-impl Engine {
-    /// Starts the engine on `variant`, or returns `None` when its `UCI_Variant` option does not
-    /// list that variant.
-    fn start(bin: &PathBuf, variant: &str) -> Option<Engine> {
-        let mut child = Command::new(bin)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start fairy-stockfish");
-        let stdin = child.stdin.take().unwrap();
-        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut e = Engine {
-            child,
-            stdin,
-            lines,
-        };
-        e.send("uci");
-        let option = e.wait("option name UCI_Variant ");
-        e.wait("uciok");
-        if !option.split_whitespace().any(|w| w == variant) {
-            return None;
-        }
-        e.send(&format!("setoption name UCI_Variant value {variant}"));
-        e.send("isready");
-        e.wait("readyok");
-        Some(e)
+/// The engine on `variant`, or `None` when its `UCI_Variant` option does not list it.
+fn start(bin: &Path, variant: &str) -> Option<Engine> {
+    let (mut e, variants) = Engine::spawn(bin);
+    if !variants.split_whitespace().any(|w| w == variant) {
+        return None;
     }
-
-    fn send(&mut self, cmd: &str) {
-        writeln!(self.stdin, "{cmd}").unwrap();
-    }
-
-    fn wait(&mut self, prefix: &str) -> String {
-        for line in self.lines.by_ref() {
-            let line = line.unwrap();
-            if line.starts_with(prefix) {
-                return line;
-            }
-        }
-        panic!("engine exited before {prefix:?}");
-    }
-
-    fn perft(&mut self, fen: &str, depth: u32) -> u64 {
-        self.send(&format!("position fen {fen}"));
-        self.send(&format!("go perft {depth}"));
-        let line = self.wait("Nodes searched");
-        line.rsplit(' ').next().unwrap().trim().parse().unwrap()
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.child.wait();
-    }
-}
-
-fn find_engine() -> Option<PathBuf> {
-    if let Some(bin) = std::env::var_os("FAIRY_STOCKFISH") {
-        return Some(PathBuf::from(bin));
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain([PathBuf::from("/usr/games")])
-        .map(|d| d.join("fairy-stockfish"))
-        .find(|p| p.is_file())
+    e.send(&format!("setoption name UCI_Variant value {variant}"));
+    e.send("isready");
+    e.wait("readyok");
+    Some(e)
 }
 
 /// Compares perft counts of `positions` random positions of our `variant` with the engine's
@@ -106,11 +44,7 @@ fn crosscheck(
     skip_last_above: u64,
     seed: u64,
 ) {
-    let Some(bin) = find_engine() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("fairy-stockfish is not installed (the test command installs it)");
-        }
-        eprintln!("skipped: fairy-stockfish not installed (apt-get install fairy-stockfish)");
+    let Some(bin) = engine_or_skip() else {
         return;
     };
     // Fairy-Stockfish's perft counts pawn drops that mate (it applies uchifuzume as a game
@@ -123,7 +57,7 @@ fn crosscheck(
         }
     }
     let v = Arc::new(Variant::compile(spec).unwrap());
-    let Some(mut engine) = Engine::start(&bin, fsf_variant) else {
+    let Some(mut engine) = start(&bin, fsf_variant) else {
         eprintln!(
             "skipped: {} offers no UCI_Variant {fsf_variant} (a newer Fairy-Stockfish does)",
             bin.display()

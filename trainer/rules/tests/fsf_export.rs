@@ -11,114 +11,40 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rules::fsf::{to_fsf_fen, to_fsf_ini, FsfVariant};
 use rules::{perft, Position, Variant};
-use std::io::{BufRead, BufReader, Lines, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Lines<BufReader<ChildStdout>>,
+mod common;
+use common::{engine_or_skip, Engine};
+
+/// The engine with the variant of `exported` (its ini written to `path`) selected.
+fn start(bin: &Path, path: &Path, exported: &FsfVariant) -> Engine {
+    let (mut e, _) = Engine::spawn(bin);
+    e.send(&format!(
+        "setoption name VariantPath value {}",
+        path.display()
+    ));
+    e.send(&format!(
+        "setoption name UCI_Variant value {}",
+        exported.name
+    ));
+    e.send("isready");
+    // An unknown UCI_Variant value is ignored silently; a selected one is announced.
+    let announced = format!("info string variant {} ", exported.name);
+    let selected = e
+        .lines_until("readyok")
+        .iter()
+        .any(|l| l.starts_with(&announced));
+    assert!(selected, "Fairy-Stockfish did not select {}", exported.name);
+    e
 }
 
-impl Engine {
-    /// Starts the engine with the variant of `ini` (written to `path`) selected.
-    fn start(bin: &Path, path: &Path, exported: &FsfVariant) -> Engine {
-        let mut child = Command::new(bin)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start fairy-stockfish");
-        let stdin = child.stdin.take().unwrap();
-        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut e = Engine {
-            child,
-            stdin,
-            lines,
-        };
-        e.send("uci");
-        e.wait("uciok");
-        e.send(&format!(
-            "setoption name VariantPath value {}",
-            path.display()
-        ));
-        e.send(&format!(
-            "setoption name UCI_Variant value {}",
-            exported.name
-        ));
-        e.send("isready");
-        // An unknown UCI_Variant value is ignored silently; a selected one is announced.
-        let announced = format!("info string variant {} ", exported.name);
-        let mut selected = false;
-        for line in e.lines.by_ref() {
-            let line = line.unwrap();
-            selected |= line.starts_with(&announced);
-            if line == "readyok" {
-                break;
-            }
-        }
-        assert!(selected, "Fairy-Stockfish did not select {}", exported.name);
-        e
-    }
-
-    fn send(&mut self, cmd: &str) {
-        writeln!(self.stdin, "{cmd}").unwrap();
-    }
-
-    fn wait(&mut self, prefix: &str) -> String {
-        for line in self.lines.by_ref() {
-            let line = line.unwrap();
-            if line.starts_with(prefix) {
-                return line;
-            }
-        }
-        panic!("engine exited before {prefix:?}");
-    }
-
-    fn perft(&mut self, fen: &str, depth: u32) -> u64 {
-        self.send(&format!("position fen {fen}"));
-        self.send(&format!("go perft {depth}"));
-        let line = self.wait("Nodes searched");
-        line.rsplit(' ').next().unwrap().trim().parse().unwrap()
-    }
-
-    /// The `info` lines of a fixed-depth search from `fen`.
-    fn search(&mut self, fen: &str, depth: u32) -> Vec<String> {
-        self.send(&format!("position fen {fen}"));
-        self.send(&format!("go depth {depth}"));
-        let mut info = Vec::new();
-        for line in self.lines.by_ref() {
-            let line = line.unwrap();
-            if line.starts_with("bestmove") {
-                return info;
-            }
-            info.push(line);
-        }
-        panic!("engine exited during the search");
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.child.wait();
-    }
-}
-
-fn find_engine() -> Option<PathBuf> {
-    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .chain([PathBuf::from("/usr/games")])
-        .map(|d| d.join("fairy-stockfish"))
-        .find(|p| p.is_file());
-    if found.is_none() {
-        if std::env::var_os("CI").is_some() {
-            panic!("fairy-stockfish is not installed (the test command installs it)");
-        }
-        eprintln!("skipped: fairy-stockfish not installed (apt-get install fairy-stockfish)");
-    }
-    found
+/// The `info` lines of a fixed-depth search from `fen`.
+fn search(e: &mut Engine, fen: &str, depth: u32) -> Vec<String> {
+    e.send(&format!("position fen {fen}"));
+    e.send(&format!("go depth {depth}"));
+    e.lines_until("bestmove")
 }
 
 fn configs() -> Vec<PathBuf> {
@@ -199,7 +125,7 @@ fn check_variant(bin: &Path, v: &Variant, exported: &FsfVariant, seed: u64, dept
     engine_check(bin, &path, exported);
     let fsf_rules = as_fsf_counts(v, exported);
     let ours = Arc::new(v.clone());
-    let mut engine = Engine::start(bin, &path, exported);
+    let mut engine = start(bin, &path, exported);
     let (start_depth, random_depth, positions) = depths;
     let mut rng = StdRng::seed_from_u64(seed);
     let mut nodes = 0;
@@ -239,7 +165,7 @@ fn check_variant(bin: &Path, v: &Variant, exported: &FsfVariant, seed: u64, dept
 
 #[test]
 fn exported_variants_match_fairy_stockfish_perft() {
-    let Some(bin) = find_engine() else { return };
+    let Some(bin) = engine_or_skip() else { return };
     let mut exported = Vec::new();
     for (i, file) in configs().iter().enumerate() {
         let v = Variant::load(file).unwrap();
@@ -260,7 +186,7 @@ fn exported_variants_match_fairy_stockfish_perft() {
 /// one value: drop regions, forced promotion, no drops.
 #[test]
 fn composed_variants_match_fairy_stockfish_perft() {
-    let Some(bin) = find_engine() else { return };
+    let Some(bin) = engine_or_skip() else { return };
     let base = rules::VariantSpec::builtin("minishogi").unwrap();
     let mut composed = Vec::new();
     let mut spec = base.clone();
@@ -296,7 +222,7 @@ fn composed_variants_match_fairy_stockfish_perft() {
 /// as duplicates and covered by the configs.
 #[test]
 fn every_mapped_piece_type_moves_as_in_fairy_stockfish() {
-    let Some(bin) = find_engine() else { return };
+    let Some(bin) = engine_or_skip() else { return };
     // The Betza of Fairy-Stockfish 11.1's step-and-slide types (src/piece.cpp), as rules::fsf
     // maps them.
     let types = [
@@ -399,7 +325,7 @@ fn unexportable_variants_name_their_rules() {
 /// without the key it does.
 #[test]
 fn pawn_drop_mate_is_not_a_mate_in_fairy_stockfish() {
-    let Some(bin) = find_engine() else { return };
+    let Some(bin) = engine_or_skip() else { return };
     let v = Variant::builtin("shogi").unwrap();
     let exported = to_fsf_ini(&v).unwrap();
     // Gote's king on 1a; P*1b checks it, the knight on 2d guards the pawn and the gold on 3b
@@ -410,8 +336,8 @@ fn pawn_drop_mate_is_not_a_mate_in_fairy_stockfish() {
     let fen = to_fsf_fen(&pos);
     let mate_in_one = |ini: &FsfVariant, tag: &str| {
         let path = write_ini(ini, tag);
-        let mut engine = Engine::start(&bin, &path, ini);
-        let info = engine.search(&fen, 3);
+        let mut engine = start(&bin, &path, ini);
+        let info = search(&mut engine, &fen, 3);
         drop(engine);
         let _ = std::fs::remove_file(&path);
         info.iter().any(|l| l.contains(" score mate 1 "))

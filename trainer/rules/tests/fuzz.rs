@@ -10,19 +10,10 @@ use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Once};
 
-const VARIANTS: [&str; 11] = [
-    "shogi",
-    "minishogi",
-    "cannon-shosu",
-    "hand",
-    "judkins",
-    "yari",
-    "tori",
-    "kyoto",
-    "micro",
-    "sho",
-    "cannon",
-];
+/// Every built-in variant.
+fn variants() -> Vec<&'static str> {
+    rules::VariantSpec::builtin_names()
+}
 
 fn var(name: &str) -> Arc<Variant> {
     Arc::new(Variant::builtin(name).unwrap_or_else(|e| panic!("built-in {name}: {e}")))
@@ -327,7 +318,7 @@ fn fuzz_sfen_inputs(inputs: impl Iterator<Item = (Arc<Variant>, String)>, seed: 
 
 #[test]
 fn sfen_random_bytes_never_panic() {
-    let vs: Vec<Arc<Variant>> = VARIANTS.iter().map(|n| var(n)).collect();
+    let vs: Vec<Arc<Variant>> = variants().iter().map(|n| var(n)).collect();
     let mut rng = StdRng::seed_from_u64(1);
     let inputs: Vec<(Arc<Variant>, String)> = (0..20_000)
         .map(|_| {
@@ -340,7 +331,7 @@ fn sfen_random_bytes_never_panic() {
 
 /// Mutations of valid SFENs (start positions and random playout positions of all variants).
 fn sfen_mutation_inputs(seed: u64, ascii_only: bool) -> Vec<(Arc<Variant>, String)> {
-    let vs: Vec<Arc<Variant>> = VARIANTS.iter().map(|n| var(n)).collect();
+    let vs: Vec<Arc<Variant>> = variants().iter().map(|n| var(n)).collect();
     let mut rng = StdRng::seed_from_u64(seed);
     let mut valid: Vec<(Arc<Variant>, String)> = Vec::new();
     for v in &vs {
@@ -526,7 +517,7 @@ fn usi_random_and_mutated_never_panic_and_name_the_token() {
     let mut bad = Vec::new();
     let mut ok = 0;
     let mut checked = 0;
-    for name in VARIANTS {
+    for name in variants() {
         let v = var(name);
         let positions = sample_positions(&mut rng, &v, 3, 30);
         let mut valid: Vec<String> = Vec::new();
@@ -614,7 +605,7 @@ fn usi_random_and_mutated_never_panic_and_name_the_token() {
         &bad[..bad.len().min(5)]
     );
     eprintln!("{ok} of {checked} USI inputs were legal moves");
-    assert_eq!(checked, 5_000 * VARIANTS.len());
+    assert_eq!(checked, 5_000 * variants().len());
     assert!(ok > 100, "only {ok} mutated USI moves were legal");
 }
 
@@ -762,7 +753,7 @@ fn toml_mutations_never_panic() {
     for _ in 0..30 {
         values.push(format!("{:?}", random_betza(&mut rng)));
     }
-    let texts: Vec<(String, String)> = VARIANTS
+    let texts: Vec<(String, String)> = variants()
         .iter()
         .map(|n| (n.to_string(), builtin_text(n)))
         .collect();

@@ -6,19 +6,10 @@ use rand::{Rng, SeedableRng};
 use rules::{Color, Move, Position, Variant, VariantSpec};
 use std::sync::Arc;
 
-const VARIANTS: [&str; 11] = [
-    "shogi",
-    "minishogi",
-    "cannon-shosu",
-    "hand",
-    "judkins",
-    "yari",
-    "tori",
-    "kyoto",
-    "micro",
-    "sho",
-    "cannon",
-];
+/// Every built-in variant.
+fn variants() -> Vec<&'static str> {
+    rules::VariantSpec::builtin_names()
+}
 
 fn var(name: &str) -> Arc<Variant> {
     Arc::new(Variant::builtin(name).unwrap_or_else(|e| panic!("built-in {name}: {e}")))
@@ -108,7 +99,7 @@ fn check_usi_roundtrip(p: &Position, full: bool, seen: &mut Seen) {
 
 #[test]
 fn start_positions_roundtrip() {
-    for name in VARIANTS {
+    for name in variants() {
         let v = var(name);
         let p = Position::start(v.clone());
         assert_eq!(p.to_sfen(), v.start_sfen, "{name}");
@@ -154,7 +145,7 @@ fn hands_are_written_in_a_canonical_order() {
     assert!(s.contains(" R2P"), "{s}");
     assert!(s.contains("r2bp"), "{s}");
     // Every hand kind of each variant round-trips with counts 1 and 2.
-    for name in VARIANTS {
+    for name in variants() {
         let v = var(name);
         for &k in &v.hand_kinds {
             let l = v.kinds[k as usize].letter;
@@ -186,7 +177,7 @@ fn hands_are_written_in_a_canonical_order() {
 
 #[test]
 fn square_names_roundtrip() {
-    for name in VARIANTS {
+    for name in variants() {
         let v = var(name);
         for sq in 0..v.num_squares() {
             let s = v.square_name(sq);
@@ -265,7 +256,7 @@ fn ten_file_drop_and_promotion_usi() {
 /// Random playouts: SFEN round trip after every ply, USI round trip of every legal move.
 #[test]
 fn random_playout_positions_roundtrip() {
-    for (vi, name) in VARIANTS.into_iter().enumerate() {
+    for (vi, name) in variants().into_iter().enumerate() {
         let v = var(name);
         let mut rng = StdRng::seed_from_u64(0xA11CE + vi as u64);
         let mut seen = Seen::default();
@@ -313,7 +304,7 @@ fn random_playout_positions_roundtrip() {
 #[test]
 fn move_list_replays() {
     let mut rng = StdRng::seed_from_u64(7);
-    for name in VARIANTS {
+    for name in variants() {
         let v = var(name);
         let mut p = Position::start(v.clone());
         let mut usis = Vec::new();

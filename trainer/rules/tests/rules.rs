@@ -819,15 +819,7 @@ fn sfen_without_move_number(s: &str) -> String {
 #[test]
 fn make_unmake_restores_sfen_and_hash_and_hash_matches_reparse() {
     let mut rng = StdRng::seed_from_u64(0x5EED_0001);
-    for name in [
-        "shogi",
-        "minishogi",
-        "cannon-shosu",
-        "hand",
-        "judkins",
-        "yari",
-        "tori",
-    ] {
+    for name in rules::VariantSpec::builtin_names() {
         let v = var(name);
         for game in 0..12 {
             let mut p = Position::start(v.clone());

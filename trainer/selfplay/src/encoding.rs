@@ -626,27 +626,13 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use std::collections::HashMap;
 
-    const VARIANTS: [&str; 11] = [
-        "shogi",
-        "minishogi",
-        "cannon-shosu",
-        "hand",
-        "judkins",
-        "yari",
-        "tori",
-        "kyoto",
-        "micro",
-        "sho",
-        "cannon",
-    ];
-
     fn encoder(name: &str) -> Encoder {
         Encoder::new(Arc::new(Variant::builtin(name).unwrap()))
     }
 
     /// Every variant's generic encoder, then standard shogi in dlshogi's layout.
     fn all_encoders() -> Vec<(String, Encoder)> {
-        let mut all: Vec<(String, Encoder)> = VARIANTS
+        let mut all: Vec<(String, Encoder)> = rules::VariantSpec::builtin_names()
             .iter()
             .map(|n| (n.to_string(), encoder(n)))
             .collect();
