@@ -35,6 +35,7 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
         ("micro", Some("micro"), 6),
         ("sho", None, 4),
         ("cannon", None, 4),
+        ("annan", None, 4),
     ] {
         let (n, s) = perft_ours(variant, depth, repeat)?;
         row(variant, depth, n, s);

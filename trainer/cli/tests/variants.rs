@@ -56,7 +56,9 @@ fn tiny_runs_of_the_family_variants_complete() {
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("variants-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    for variant in ["judkins", "yari", "tori", "kyoto", "micro", "sho", "cannon"] {
+    for variant in [
+        "judkins", "yari", "tori", "kyoto", "micro", "sho", "cannon", "annan",
+    ] {
         let cfg = dir.join(format!("{variant}.toml"));
         std::fs::write(&cfg, config(variant)).unwrap();
         let o = trainer(&[

@@ -1074,6 +1074,13 @@ impl<'a> Exporter<'a> {
             "nMoveRule",
             0,
         );
+        if v.moves_from_behind {
+            self.refuse(
+                "moves_from = \"behind\": a piece moves as the friendly piece directly behind it; \
+                 Fairy-Stockfish 11.1 has no such rule"
+                    .to_string(),
+            );
+        }
         if v.max_plies > 0 {
             self.refuse(format!(
                 "end.max_plies = {}: a draw after {} plies; Fairy-Stockfish has no game-length \
@@ -1294,6 +1301,7 @@ mod tests {
             drops: _,         // below
             end: _,           // below
             match_rule: _,    // header note (arena rule, not a rule of one game)
+            moves_from: _,    // refused unless own
         } = VariantSpec::default();
         let PieceSpec {
             letter: _,    // piece letters

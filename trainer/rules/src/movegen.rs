@@ -6,7 +6,7 @@
 //! or to a line through the royal piece (a piece arriving there can become a cannon's screen).
 
 use crate::bitset::SquareSet;
-use crate::position::{attacked, Position};
+use crate::position::{attacked, moving_kind, Position};
 use crate::types::{Color, Kind, Move, Piece};
 use crate::variant::{PromotionMode, Variant, CAPTURE, MAX_SIDE, MAX_SQUARES, MOVE};
 
@@ -153,7 +153,9 @@ impl Position {
         let ksq = self.king[us.index()].map(|k| k as usize);
         let in_check = self.in_check();
         let mut sensitive = SquareSet::EMPTY;
-        if let (Some(k), false) = (ksq, in_check) {
+        // With borrowed moves any move can change what attacks the royal piece: test them all.
+        let test_all = in_check || v.moves_from_behind;
+        if let (Some(k), false) = (ksq, test_all) {
             let nd = v.dirs.len();
             let base = them.index() * v.kinds.len();
             for scan in &v.ray_scans[them.index()] {
@@ -193,7 +195,7 @@ impl Position {
             us,
             them,
             ksq,
-            test_all: in_check,
+            test_all,
             sensitive,
             to_sensitive: v.has_hoppers,
             single_royal: v.several_royals && self.royals[us.index()] == 1,
@@ -202,8 +204,10 @@ impl Position {
 
         // Board moves.
         for from in self.occ[us.index()].iter() {
+            // Promotion follows the piece's own kind, its moves may be borrowed.
             let kind = self.board[from].kind();
-            for &(to, mode) in v.leaps_of(us, kind, from) {
+            let moves_as = moving_kind(v, &self.board, from);
+            for &(to, mode) in v.leaps_of(us, moves_as, from) {
                 let t = self.board[to as usize];
                 let ok = if t.is_empty() {
                     mode & MOVE != 0
@@ -214,7 +218,7 @@ impl Position {
                     ctx.add(out, kind, from, to as usize);
                 }
             }
-            for r in &v.rays[v.ck(us, kind)] {
+            for r in &v.rays[v.ck(us, moves_as)] {
                 let mut hops = 0usize;
                 for (i, &to) in v.ray(from, r.dir as usize).iter().enumerate() {
                     if i >= r.max_range as usize {
@@ -316,7 +320,11 @@ impl Position {
         let v = &*self.variant;
         let us = self.side;
         // The leap table is the hand kind's; a promoted drop is tested on the board.
-        if v.has_hoppers || v.kinds[kind as usize].has_rays || kind != v.hand_kinds[hi] {
+        if v.has_hoppers
+            || v.kinds[kind as usize].has_rays
+            || kind != v.hand_kinds[hi]
+            || v.moves_from_behind
+        {
             scratch[to] = Piece::new(us, kind);
             let r = attacked(v, scratch, eksq, us);
             scratch[to] = Piece::EMPTY;

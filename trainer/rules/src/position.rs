@@ -315,7 +315,7 @@ impl Position {
             return out;
         }
         let v = &*self.variant;
-        let (c, kind) = (p.color(), p.kind());
+        let (c, kind) = (p.color(), moving_kind(v, &self.board, sq));
         for &(to, mode) in v.leaps_of(c, kind, sq) {
             if mode & CAPTURE != 0 {
                 out.insert(to as usize);
@@ -343,9 +343,75 @@ impl Position {
     }
 }
 
+/// The kind whose moves the piece on `sq` makes on `board`: its own, or with
+/// `moves_from_behind` (Annan shogi) that of a friendly piece directly behind it.
+#[inline]
+pub(crate) fn moving_kind(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize) -> Kind {
+    let p = board[sq];
+    if !v.moves_from_behind {
+        return p.kind();
+    }
+    // Behind is towards the owner's side: higher ranks (y) for sente, lower for gote.
+    let files = v.files as usize;
+    let behind = match p.color() {
+        Color::Sente => sq + files,
+        Color::Gote => sq.wrapping_sub(files),
+    };
+    match board.get(behind) {
+        Some(&b) if behind < v.n && b.is_color(p.color()) => b.kind(),
+        _ => p.kind(),
+    }
+}
+
+/// Whether a piece of colour `c` moving as kind `k` from `from` attacks `target` on `board`.
+fn piece_attacks(
+    v: &Variant,
+    board: &[Piece; MAX_SQUARES],
+    c: Color,
+    k: Kind,
+    from: usize,
+    target: usize,
+) -> bool {
+    if v.leaps_of(c, k, from)
+        .iter()
+        .any(|&(to, mode)| to as usize == target && mode & CAPTURE != 0)
+    {
+        return true;
+    }
+    for r in &v.rays[v.ck(c, k)] {
+        let mut hops = 0usize;
+        for (i, &to) in v.ray(from, r.dir as usize).iter().enumerate() {
+            if i >= r.max_range as usize {
+                break;
+            }
+            if to as usize == target {
+                if i < r.cap_range[hops] as usize {
+                    return true;
+                }
+                break;
+            }
+            if board[to as usize].is_empty() {
+                continue;
+            }
+            hops += 1;
+            if hops > r.max_hop as usize {
+                break;
+            }
+        }
+    }
+    false
+}
+
 /// Whether `sq` is attacked by a piece of `by` on `board`.
 #[inline]
 pub(crate) fn attacked(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize, by: Color) -> bool {
+    if v.moves_from_behind {
+        // Borrowed moves depend on the formation: ask every piece (the reverse tables assume
+        // each kind moves as itself).
+        return (0..v.n).any(|s| {
+            board[s].is_color(by) && piece_attacks(v, board, by, moving_kind(v, board, s), s, sq)
+        });
+    }
     let (s, e) = v.leap_attack_index[by.index() * v.n + sq];
     for &(from, mask) in &v.leap_attackers[s as usize..e as usize] {
         let p = board[from as usize];

@@ -36,6 +36,9 @@ pub struct VariantSpec {
     /// Match rule for the arena: `single` (default) or `consecutive-wins:N`.
     #[serde(rename = "match")]
     pub match_rule: Option<String>,
+    /// Whose moves a piece makes: `own` (default) or `behind` (Annan shogi: a piece with a
+    /// friendly piece directly behind it moves as that piece).
+    pub moves_from: Option<String>,
 }
 
 /// One piece kind (with its promoted form, if any).
@@ -175,6 +178,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     (
         "cannon",
         include_str!("../../../configs/variants/cannon.toml"),
+    ),
+    (
+        "annan",
+        include_str!("../../../configs/variants/annan.toml"),
     ),
 ];
 
@@ -370,5 +377,6 @@ fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantS
             max_plies: or(ce.max_plies, pe.max_plies),
         }),
         match_rule: or(child.match_rule, parent.match_rule),
+        moves_from: or(child.moves_from, parent.moves_from),
     })
 }

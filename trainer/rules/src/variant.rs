@@ -156,6 +156,9 @@ pub struct Variant {
     /// crown prince). A side loses with its last royal piece; only that one may not be left
     /// in check, while a side with two may leave either attacked.
     pub several_royals: bool,
+    /// A piece with a friendly piece directly behind it moves (and attacks) as that piece
+    /// (Annan shogi); promotion and its rules still follow its own kind.
+    pub moves_from_behind: bool,
     /// Pieces with [`PromotionMode::Flip`] turn over on captures only (otherwise on every move).
     pub flip_on_capture: bool,
     /// Hand pieces with a promoted form may be dropped promoted side up.
@@ -329,6 +332,10 @@ impl Variant {
     /// kinds do more unpromoted ones on a file than `max_per_file` (nifu: two) prove a position
     /// impossible.
     pub(crate) fn keeps_file(&self, k: Kind) -> bool {
+        // A piece that can borrow any kind's moves can leave its file (Annan shogi's pawns).
+        if self.moves_from_behind {
+            return false;
+        }
         let files = self.files as usize;
         let c = Color::Sente;
         let rays = &self.rays[self.ck(c, k)];
@@ -586,6 +593,16 @@ impl Compiler<'_> {
         }
         let has_hoppers = atoms.iter().flatten().any(|a| a.hops != 1);
         let several_royals = kinds.iter().any(|k| k.royal && k.promoted);
+        let moves_from_behind = match spec.moves_from.as_deref().unwrap_or("own") {
+            "own" => false,
+            "behind" => true,
+            other => {
+                return Err(self.err(
+                    "moves_from",
+                    format!("expected own or behind, got {other:?}"),
+                ))
+            }
+        };
         let flip_on_capture = match prom.flip_on.as_deref().unwrap_or("move") {
             "move" => false,
             "capture" => true,
@@ -618,6 +635,7 @@ impl Compiler<'_> {
             match_rule,
             has_hoppers,
             several_royals,
+            moves_from_behind,
             flip_on_capture,
             promoted_drops: drops.promoted.unwrap_or(false),
             n,

@@ -203,3 +203,8 @@ fn judkins_yari_tori_reference_deep() {
         run(f, true);
     }
 }
+
+#[test]
+fn annan_regression() {
+    run("annan.perft", false);
+}

@@ -1042,3 +1042,61 @@ fn sho_promoting_a_second_royal_answers_a_check() {
     let elephant = moves_with(&p, "1d");
     assert!(elephant.contains("1d1c") && elephant.contains("1d1c+") && elephant.contains("1d2d"));
 }
+
+#[test]
+fn annan_start_pieces_borrow_from_behind() {
+    let p = pos(
+        "annan",
+        "lnsgkgsnl/1r5b1/p1ppppp1p/1p5p1/9/1P5P1/P1PPPPP1P/1B5R1/LNSGKGSNL b - 1",
+    );
+    // Counted by hand: nine pawn steps, the bishop and the rook jump as the knights behind
+    // them (two each), and the back rank moves as in shogi (15).
+    assert_eq!(p.legal_moves().len(), 28);
+    assert_eq!(
+        moves_with(&p, "8h"),
+        ["8h7f", "8h9f"].map(String::from).into()
+    );
+    assert_eq!(
+        moves_with(&p, "2h"),
+        ["2h1f", "2h3f"].map(String::from).into()
+    );
+    assert_eq!(moves_with(&p, "8i"), BTreeSet::new());
+}
+
+#[test]
+fn annan_a_pawn_backed_by_a_rook_moves_as_a_rook_and_promotes_as_a_pawn() {
+    let p = pos("annan", "8k/9/9/9/4P4/4R4/9/9/4K4 b - 1");
+    let pawn = moves_with(&p, "5e");
+    // Forward to 5a (a pawn must promote there), no step back onto the rook, and the whole rank.
+    for m in [
+        "5e5d", "5e5c", "5e5c+", "5e5b", "5e5b+", "5e5a+", "5e9e", "5e1e",
+    ] {
+        assert!(pawn.contains(m), "{m} missing from {pawn:?}");
+    }
+    assert!(!pawn.contains("5e5a") && !pawn.contains("5e5f"));
+    assert_eq!(pawn.len(), 14);
+}
+
+#[test]
+fn annan_borrowed_attacks_give_check() {
+    // Gote's pawn on 5c, backed by its rook on 5b, attacks down the file as a rook.
+    let p = pos("annan", "8k/4r4/4p4/9/9/9/9/9/4K4 b - 1");
+    assert!(p.in_check());
+    assert_eq!(
+        moves(&p),
+        ["5i4h", "5i4i", "5i6h", "5i6i"].map(String::from).into()
+    );
+}
+
+#[test]
+fn annan_taking_the_piece_behind_an_attacker_can_expose_the_king() {
+    // Gote's gold on 5c moves as the pawn behind it (to 5d only); taking that pawn gives the
+    // gold its own moves back, and with them an attack on the king on 4d.
+    let p = pos("annan", "8k/4p4/4g4/5K3/7B1/9/9/9/9 b - 1");
+    assert!(!p.in_check());
+    let bishop = moves_with(&p, "2e");
+    assert!(bishop.contains("2e4c") && !bishop.contains("2e5b") && !bishop.contains("2e5b+"));
+    // Without the gold in between the same capture is fine.
+    let p = pos("annan", "8k/4p4/9/5K3/7B1/9/9/9/9 b - 1");
+    assert!(moves_with(&p, "2e").contains("2e5b+"));
+}
