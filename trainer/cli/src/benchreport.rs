@@ -36,6 +36,7 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
         ("sho", None, 4),
         ("cannon", None, 4),
         ("annan", None, 4),
+        ("unashogi", None, 2),
     ] {
         let (n, s) = perft_ours(variant, depth, repeat)?;
         row(variant, depth, n, s);

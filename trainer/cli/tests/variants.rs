@@ -57,7 +57,7 @@ fn tiny_runs_of_the_family_variants_complete() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for variant in [
-        "judkins", "yari", "tori", "kyoto", "micro", "sho", "cannon", "annan",
+        "judkins", "yari", "tori", "kyoto", "micro", "sho", "cannon", "annan", "unashogi",
     ] {
         let cfg = dir.join(format!("{variant}.toml"));
         std::fs::write(&cfg, config(variant)).unwrap();

@@ -1074,6 +1074,20 @@ impl<'a> Exporter<'a> {
             "nMoveRule",
             0,
         );
+        if v.royal_drops {
+            self.refuse(
+                "drops.royal = true: the king starts in hand and is dropped; Fairy-Stockfish 11.1 \
+                 never holds a king in hand"
+                    .to_string(),
+            );
+        }
+        if v.unarmed_until_royal {
+            self.refuse(
+                "drops.unarmed_until_royal = true: a side with its king in hand may not capture \
+                 or promote and gives no check; Fairy-Stockfish 11.1 has no such rule"
+                    .to_string(),
+            );
+        }
         if v.moves_from_behind {
             self.refuse(
                 "moves_from = \"behind\": a piece moves as the friendly piece directly behind it; \
@@ -1332,9 +1346,11 @@ mod tests {
             flip_on: _,         // piecePromotionOnCapture
         } = PromotionSpec::default();
         let DropSpec {
-            enabled: _,         // pieceDrops, capturesToHand
-            forbid_immobile: _, // immobilityIllegal and drop regions, or refused
-            promoted: _,        // dropPromoted
+            enabled: _,             // pieceDrops, capturesToHand
+            forbid_immobile: _,     // immobilityIllegal and drop regions, or refused
+            promoted: _,            // dropPromoted
+            royal: _,               // refused
+            unarmed_until_royal: _, // refused
         } = DropSpec::default();
         let EndSpec {
             stalemate: _,         // stalemateValue

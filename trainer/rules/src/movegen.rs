@@ -21,6 +21,10 @@ struct Ctx<'a> {
     to_sensitive: bool,
     /// The mover has exactly one royal piece (in a variant where it can have several).
     single_royal: bool,
+    /// The opponent's pieces give no check (its royal piece is still in hand: Unashogi).
+    them_unarmed: bool,
+    /// The mover may promote (not while its royal piece is in hand, in Unashogi).
+    may_promote: bool,
     scratch: [Piece; MAX_SQUARES],
 }
 
@@ -28,6 +32,19 @@ impl Ctx<'_> {
     /// Whether the mover's royal piece is safe after `mv` (tested on the scratch board).
     #[inline]
     fn safe(&mut self, mv: Move) -> bool {
+        if let Move::Drop { kind, to } = mv {
+            if self.v.kinds[kind as usize].royal {
+                // A royal piece may not be dropped into check.
+                if self.them_unarmed {
+                    return true;
+                }
+                let to = to as usize;
+                self.scratch[to] = Piece::new(self.us, kind);
+                let ok = !attacked(self.v, &self.scratch, to, self.them);
+                self.scratch[to] = Piece::EMPTY;
+                return ok;
+            }
+        }
         let Some(ksq) = self.ksq else { return true };
         match mv {
             Move::Normal { from, to, .. } => {
@@ -107,7 +124,10 @@ impl Ctx<'_> {
             to: to as u8,
             promote: true,
         };
-        if info.promotes_to.is_some() && (zone.contains(from) || zone.contains(to)) {
+        if info.promotes_to.is_some()
+            && self.may_promote
+            && (zone.contains(from) || zone.contains(to))
+        {
             out.push(promote);
             if info.promotion != PromotionMode::Forced && !immobile {
                 out.push(mv);
@@ -150,7 +170,14 @@ impl Position {
         let v = &*self.variant;
         let us = self.side;
         let them = us.flip();
-        let ksq = self.king[us.index()].map(|k| k as usize);
+        // A side whose royal piece is still in hand gives no check and may not capture or
+        // promote (Unashogi); its opponent then has nothing to guard against.
+        let unarmed = |c: Color| v.unarmed_until_royal && self.royals[c.index()] == 0;
+        let (us_unarmed, them_unarmed) = (unarmed(us), unarmed(them));
+        let ksq = match them_unarmed {
+            true => None,
+            false => self.king[us.index()].map(|k| k as usize),
+        };
         let in_check = self.in_check();
         let mut sensitive = SquareSet::EMPTY;
         // With borrowed moves any move can change what attacks the royal piece: test them all.
@@ -199,6 +226,8 @@ impl Position {
             sensitive,
             to_sensitive: v.has_hoppers,
             single_royal: v.several_royals && self.royals[us.index()] == 1,
+            them_unarmed,
+            may_promote: !us_unarmed,
             scratch: self.board,
         };
 
@@ -212,7 +241,7 @@ impl Position {
                 let ok = if t.is_empty() {
                     mode & MOVE != 0
                 } else {
-                    t.is_color(them) && mode & CAPTURE != 0
+                    t.is_color(them) && mode & CAPTURE != 0 && !us_unarmed
                 };
                 if ok {
                     ctx.add(out, kind, from, to as usize);
@@ -231,7 +260,7 @@ impl Position {
                         }
                         continue;
                     }
-                    if t.is_color(them) && i < r.cap_range[hops] as usize {
+                    if t.is_color(them) && i < r.cap_range[hops] as usize && !us_unarmed {
                         ctx.add(out, kind, from, to as usize);
                     }
                     hops += 1;
@@ -248,7 +277,10 @@ impl Position {
         }
         let empty = v.all_squares.and_not(self.occ[0].or(self.occ[1]));
         let nh = v.hand_kinds.len();
-        let eksq = self.king[them.index()].map(|k| k as usize);
+        let eksq = match us_unarmed {
+            true => None,
+            false => self.king[them.index()].map(|k| k as usize),
+        };
         let sides = if v.promoted_drops { 2 } else { 1 };
         for side in 0..sides {
             for hi in 0..nh {
@@ -282,9 +314,10 @@ impl Position {
                 let special = info.drop_must_check || (info.no_drop_mate && check_drop_mate);
                 for to in targets.iter() {
                     let mv = Move::Drop { kind, to: to as u8 };
-                    if (ctx.test_all || (ctx.to_sensitive && ctx.sensitive.contains(to)))
-                        && !ctx.safe(mv)
-                    {
+                    let test = ctx.test_all
+                        || (ctx.to_sensitive && ctx.sensitive.contains(to))
+                        || v.kinds[kind as usize].royal;
+                    if test && !ctx.safe(mv) {
                         continue;
                     }
                     if special {

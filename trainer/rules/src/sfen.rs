@@ -204,7 +204,8 @@ impl Position {
             pos.check_possible(fields[0], fields.get(2).copied().unwrap_or("-"))?;
         }
         pos.hash = pos.full_hash();
-        if let Some(k) = pos.king[pos.side.flip().index()] {
+        let side_unarmed = v.unarmed_until_royal && pos.royals[pos.side.index()] == 0;
+        if let (Some(k), false) = (pos.king[pos.side.flip().index()], side_unarmed) {
             if pos.is_attacked(k as usize, pos.side) {
                 return Err(Error::sfen(
                     fields[0],
@@ -244,7 +245,12 @@ impl Position {
         let v = &*self.variant;
         if v.kinds.iter().any(|k| k.royal) {
             for c in Color::ALL {
-                if self.royals[c.index()] == 0 {
+                let in_hand = v
+                    .hand_kinds
+                    .iter()
+                    .enumerate()
+                    .any(|(h, &k)| v.kinds[k as usize].royal && self.hands[c.index()][h] > 0);
+                if self.royals[c.index()] == 0 && !in_hand {
                     let who = if c == Color::Sente { "sente" } else { "gote" };
                     return Err(Error::sfen(board, format!("{who} has no royal piece")));
                 }

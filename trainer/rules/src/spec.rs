@@ -126,6 +126,12 @@ pub struct DropSpec {
     /// A piece with a promoted form may also be dropped promoted side up (Kyoto and Micro
     /// shogi; default false).
     pub promoted: Option<bool>,
+    /// Royal pieces may be held in hand and dropped (Unashogi starts with every piece in hand;
+    /// default false).
+    pub royal: Option<bool>,
+    /// While a side's royal piece is in hand, that side may not capture or promote, and its
+    /// pieces give no check (Unashogi; default false).
+    pub unarmed_until_royal: Option<bool>,
 }
 
 /// Game-end rules.
@@ -182,6 +188,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     (
         "annan",
         include_str!("../../../configs/variants/annan.toml"),
+    ),
+    (
+        "unashogi",
+        include_str!("../../../configs/variants/unashogi.toml"),
     ),
 ];
 
@@ -368,6 +378,8 @@ fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantS
             enabled: or(cd.enabled, pd.enabled),
             forbid_immobile: or(cd.forbid_immobile, pd.forbid_immobile),
             promoted: or(cd.promoted, pd.promoted),
+            royal: or(cd.royal, pd.royal),
+            unarmed_until_royal: or(cd.unarmed_until_royal, pd.unarmed_until_royal),
         }),
         end: Some(EndSpec {
             stalemate: or(ce.stalemate, pe.stalemate),

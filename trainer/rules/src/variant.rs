@@ -163,6 +163,10 @@ pub struct Variant {
     pub flip_on_capture: bool,
     /// Hand pieces with a promoted form may be dropped promoted side up.
     pub promoted_drops: bool,
+    /// Royal pieces can be in hand and dropped.
+    pub royal_drops: bool,
+    /// A side whose royal pieces are all in hand may not capture or promote and gives no check.
+    pub unarmed_until_royal: bool,
 
     pub(crate) n: usize,
     /// Board direction vectors (file step, rank step in square index terms), closed under negation.
@@ -584,8 +588,9 @@ impl Compiler<'_> {
         let drops_on = drops.enabled.unwrap_or(true);
         let mut hand_kinds = Vec::new();
         if drops_on {
+            let royal_drops = drops.royal.unwrap_or(false);
             for (i, k) in kinds.iter_mut().enumerate().take(base_count) {
-                if !k.royal {
+                if !k.royal || royal_drops {
                     k.hand_index = Some(hand_kinds.len());
                     hand_kinds.push(i as Kind);
                 }
@@ -638,6 +643,8 @@ impl Compiler<'_> {
             moves_from_behind,
             flip_on_capture,
             promoted_drops: drops.promoted.unwrap_or(false),
+            royal_drops: drops.royal.unwrap_or(false),
+            unarmed_until_royal: drops.unarmed_until_royal.unwrap_or(false),
             n,
             dirs: Vec::new(),
             dir_opposite: Vec::new(),

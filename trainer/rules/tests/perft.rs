@@ -208,3 +208,8 @@ fn judkins_yari_tori_reference_deep() {
 fn annan_regression() {
     run("annan.perft", false);
 }
+
+#[test]
+fn unashogi_regression() {
+    run("unashogi.perft", false);
+}

@@ -1100,3 +1100,49 @@ fn annan_taking_the_piece_behind_an_attacker_can_expose_the_king() {
     let p = pos("annan", "8k/4p4/9/5K3/7B1/9/9/9/9 b - 1");
     assert!(moves_with(&p, "2e").contains("2e5b+"));
 }
+
+#[test]
+fn unashogi_starts_with_every_piece_in_hand() {
+    let p = pos(
+        "unashogi",
+        "9/9/9/9/9/9/9/9/9 b KRB2G2S2N2L9Pkrb2g2s2n2l9p 1",
+    );
+    // Counted by hand: K R B G S anywhere (5 x 81), N off the last two ranks (63), L and P off
+    // the last rank (72 each).
+    assert_eq!(p.legal_moves().len(), 612);
+    assert_eq!(moves_with(&p, "K*").len(), 81);
+}
+
+#[test]
+fn unashogi_no_capture_or_promotion_before_the_king_is_placed() {
+    let p = pos("unashogi", "8k/9/9/9/4p4/4R4/9/9/9 b K 1");
+    let all = moves(&p);
+    assert!(!all.contains("5f5e"), "a capture with the king in hand");
+    // The king may go anywhere empty that gote's armed pieces do not attack (1b, 2a, 2b).
+    assert_eq!(moves_with(&p, "K*").len(), 78 - 3);
+    let p = pos("unashogi", "8k/9/9/4P4/9/9/9/9/9 b K 1");
+    assert_eq!(moves_with(&p, "5d"), ["5d5c"].map(String::from).into());
+    let p = pos("unashogi", "8k/9/9/4P4/9/9/9/9/4K4 b - 1");
+    assert_eq!(
+        moves_with(&p, "5d"),
+        ["5d5c", "5d5c+"].map(String::from).into()
+    );
+}
+
+#[test]
+fn unashogi_quasi_check_needs_no_answer_until_the_king_drop_arms_it() {
+    // Gote's rook attacks sente's king, but gote's king is still in hand: no check.
+    let p = pos("unashogi", "9/9/9/9/9/9/9/4r4/4K4 b k 1");
+    assert!(!p.in_check());
+    assert_eq!(
+        moves(&p),
+        ["5i4h", "5i4i", "5i5h", "5i6h", "5i6i"]
+            .map(String::from)
+            .into()
+    );
+    // Dropping gote's king arms its rook: sente is in check at once.
+    let mut p = pos("unashogi", "4r4/9/9/9/9/9/9/9/4K4 w k 1");
+    p.play_usi("K*1a").unwrap();
+    assert!(p.in_check());
+    assert!(!moves(&p).contains("5i5h"));
+}
