@@ -23,8 +23,8 @@ struct Ctx<'a> {
     single_royal: bool,
     /// The opponent's pieces give no check (its royal piece is still in hand: Unashogi).
     them_unarmed: bool,
-    /// The mover may promote (not while its royal piece is in hand, in Unashogi).
-    may_promote: bool,
+    /// The mover's promotion zone (empty while its royal piece is in hand, in Unashogi).
+    zone: SquareSet,
     scratch: [Piece; MAX_SQUARES],
 }
 
@@ -32,19 +32,6 @@ impl Ctx<'_> {
     /// Whether the mover's royal piece is safe after `mv` (tested on the scratch board).
     #[inline]
     fn safe(&mut self, mv: Move) -> bool {
-        if let Move::Drop { kind, to } = mv {
-            if self.v.kinds[kind as usize].royal {
-                // A royal piece may not be dropped into check.
-                if self.them_unarmed {
-                    return true;
-                }
-                let to = to as usize;
-                self.scratch[to] = Piece::new(self.us, kind);
-                let ok = !attacked(self.v, &self.scratch, to, self.them);
-                self.scratch[to] = Piece::EMPTY;
-                return ok;
-            }
-        }
         let Some(ksq) = self.ksq else { return true };
         match mv {
             Move::Normal { from, to, .. } => {
@@ -67,6 +54,18 @@ impl Ctx<'_> {
                 ok
             }
         }
+    }
+
+    /// Whether a royal piece dropped on `to` (Unashogi) is out of check there.
+    #[cold]
+    fn royal_drop_safe(&mut self, kind: Kind, to: usize) -> bool {
+        if self.them_unarmed {
+            return true;
+        }
+        self.scratch[to] = Piece::new(self.us, kind);
+        let ok = !attacked(self.v, &self.scratch, to, self.them);
+        self.scratch[to] = Piece::EMPTY;
+        ok
     }
 
     #[inline]
@@ -117,17 +116,14 @@ impl Ctx<'_> {
             }
             return;
         }
-        let zone = &v.zone[self.us.index()];
+        let zone = self.zone;
         let immobile = v.forbid_immobile_moves && v.is_immobile(self.us, kind, to);
         let promote = Move::Normal {
             from: from as u8,
             to: to as u8,
             promote: true,
         };
-        if info.promotes_to.is_some()
-            && self.may_promote
-            && (zone.contains(from) || zone.contains(to))
-        {
+        if info.promotes_to.is_some() && (zone.contains(from) || zone.contains(to)) {
             out.push(promote);
             if info.promotion != PromotionMode::Forced && !immobile {
                 out.push(mv);
@@ -227,7 +223,10 @@ impl Position {
             to_sensitive: v.has_hoppers,
             single_royal: v.several_royals && self.royals[us.index()] == 1,
             them_unarmed,
-            may_promote: !us_unarmed,
+            zone: match us_unarmed {
+                true => SquareSet::EMPTY,
+                false => v.zone[us.index()],
+            },
             scratch: self.board,
         };
 
@@ -312,11 +311,14 @@ impl Position {
                     }
                 }
                 let special = info.drop_must_check || (info.no_drop_mate && check_drop_mate);
+                // A royal piece dropped (Unashogi) must not land in check.
+                let royal = info.royal;
                 for to in targets.iter() {
                     let mv = Move::Drop { kind, to: to as u8 };
-                    let test = ctx.test_all
-                        || (ctx.to_sensitive && ctx.sensitive.contains(to))
-                        || v.kinds[kind as usize].royal;
+                    if royal && !ctx.royal_drop_safe(kind, to) {
+                        continue;
+                    }
+                    let test = ctx.test_all || (ctx.to_sensitive && ctx.sensitive.contains(to));
                     if test && !ctx.safe(mv) {
                         continue;
                     }

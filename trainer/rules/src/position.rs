@@ -138,12 +138,12 @@ impl Position {
 
     pub(crate) fn compute_in_check(&self) -> bool {
         let them = self.side.flip();
-        // Pieces of a side whose royal piece is still in hand give no check (Unashogi).
-        if self.variant.unarmed_until_royal && self.royals[them.index()] == 0 {
-            return false;
-        }
         match self.king[self.side.index()] {
-            Some(k) => self.is_attacked(k as usize, them),
+            // Pieces of a side whose royal piece is still in hand give no check (Unashogi).
+            Some(k) => {
+                self.is_attacked(k as usize, them)
+                    && !(self.variant.unarmed_until_royal && self.royals[them.index()] == 0)
+            }
             None => false,
         }
     }
