@@ -7,6 +7,14 @@
 //! piece jumped over) and the group `(paf)n` (one to `n` pieces jumped over before a capture or
 //! move; Cannon Shosu Shogi's generals are `R(paf)2cR`).
 //!
+//! Two-step moves use XBetza's leg separator `a`, for one-step atoms (`W`, `F`, `K`) only:
+//! modifiers before `a` apply to the first step, after it to the second, whose directions are
+//! relative to the first (`f` on, `b` back, `v` either; none: any). `caK` captures on a first
+//! king step and steps again anywhere, back to the start included (Chu shogi's Lion); `fcavW`
+//! captures on the forward step, then goes on or back (the Horned Falcon's forward Lion power);
+//! `mabK` steps to an empty square and back (a pass). A first step that only moves must come
+//! back (`mab`): going on would repeat a plain leap.
+//!
 //! Directions are from the piece's owner's point of view: `dy > 0` is forward, `dx > 0` right.
 //!
 //! Direction modifiers combine like this (the common XBetza reading): each modifier, or pair of
@@ -37,6 +45,22 @@ pub struct MoveAtom {
     pub can_capture: bool,
     /// Bit `k` set: the move is allowed after jumping exactly `k` pieces (bit 0: no jump).
     pub hops: u8,
+}
+
+/// A two-step move (XBetza `a`): a step, then another step from the square reached.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct TwoLeg {
+    /// First step sideways (owner's right positive).
+    pub dx1: i8,
+    /// First step forward.
+    pub dy1: i8,
+    /// The first step must capture an enemy piece (`ca`); otherwise it must reach an empty
+    /// square (`ma`).
+    pub first_captures: bool,
+    /// Second step sideways, from the square of the first.
+    pub dx2: i8,
+    /// Second step forward, from the square of the first.
+    pub dy2: i8,
 }
 
 /// A Betza string that could not be parsed.
@@ -174,8 +198,14 @@ fn selects(tok: Token, dx: i8, dy: i8, all: &[(i8, i8)]) -> Result<bool, String>
     }
 }
 
-/// Parses a Betza/XBetza string into move atoms (duplicates not merged).
+/// Parses a Betza/XBetza string into move atoms (duplicates not merged), ignoring two-step
+/// moves (see [`parse_all`]).
 pub fn parse(text: &str) -> Result<Vec<MoveAtom>, BetzaError> {
+    parse_all(text).map(|(atoms, _)| atoms)
+}
+
+/// Parses a Betza/XBetza string into move atoms and two-step moves.
+pub fn parse_all(text: &str) -> Result<(Vec<MoveAtom>, Vec<TwoLeg>), BetzaError> {
     let s = text.as_bytes();
     let err = |at: usize, reason: &str| BetzaError {
         at,
@@ -185,6 +215,7 @@ pub fn parse(text: &str) -> Result<Vec<MoveAtom>, BetzaError> {
         return Err(err(0, "empty move notation"));
     }
     let mut out = Vec::new();
+    let mut legs = Vec::new();
     let mut i = 0;
     while i < s.len() {
         let start = i;
@@ -192,12 +223,30 @@ pub fn parse(text: &str) -> Result<Vec<MoveAtom>, BetzaError> {
         let mut m = false;
         let mut c = false;
         let mut hops: Option<u8> = None;
+        // Modifiers of the second step, once `a` is seen.
+        let mut second: Option<(usize, Vec<u8>)> = None;
         // Modifiers.
         loop {
             if i >= s.len() {
                 return Err(err(start, "modifiers without an atom"));
             }
+            if let Some((_, d2)) = &mut second {
+                match s[i] {
+                    b'f' | b'b' | b'v' => d2.push(s[i]),
+                    b'a' => return Err(err(i, "at most two steps (one `a`) are supported")),
+                    b's' | b'l' | b'r' | b'h' | b'm' | b'c' | b'p' | b'(' => {
+                        return Err(err(
+                            i,
+                            "a second step takes only f (on), b (back) or v (either)",
+                        ))
+                    }
+                    _ => break,
+                }
+                i += 1;
+                continue;
+            }
             match s[i] {
+                b'a' => second = Some((i, Vec::new())),
                 b'f' | b'b' | b's' | b'v' | b'l' | b'r' | b'h' => dirs.push(s[i]),
                 b'm' => m = true,
                 b'c' => c = true,
@@ -300,6 +349,53 @@ pub fn parse(text: &str) -> Result<Vec<MoveAtom>, BetzaError> {
                 "hop modifiers need a riding atom (R, B, Q, WW, ...)",
             ));
         }
+        if let Some((a_at, d2)) = second {
+            if hops.is_some() || range != 1 || !matches!(a, b'W' | b'F' | b'K') {
+                return Err(err(
+                    atom_at,
+                    "a two-step move needs a one-step atom (W, F or K) without range or hops",
+                ));
+            }
+            if m == c {
+                return Err(err(
+                    a_at,
+                    "the first step needs c (capture) or m (move), e.g. caK",
+                ));
+            }
+            if m && d2 != [b'b'] {
+                return Err(err(
+                    a_at,
+                    "a first step that only moves must come back (mab): going on is a leap",
+                ));
+            }
+            let firsts = select(&base, &dirs).map_err(|r| err(start, &r))?;
+            if firsts.is_empty() {
+                return Err(err(atom_at, "the direction modifiers select no first step"));
+            }
+            let seconds: Vec<(i8, i8)> = base.iter().flat_map(|&(x, y)| images(x, y)).collect();
+            for (dx1, dy1) in firsts {
+                for &(dx2, dy2) in &seconds {
+                    let on = (dx2, dy2) == (dx1, dy1);
+                    let back = (dx2, dy2) == (-dx1, -dy1);
+                    let keep = d2.is_empty()
+                        || d2.iter().any(|&d| match d {
+                            b'f' => on,
+                            b'b' => back,
+                            _ => on || back,
+                        });
+                    if keep {
+                        legs.push(TwoLeg {
+                            dx1,
+                            dy1,
+                            first_captures: c,
+                            dx2,
+                            dy2,
+                        });
+                    }
+                }
+            }
+            continue;
+        }
         let mode_move = m || !c;
         let mode_cap = c || !m;
         let toks = tokens(&dirs);
@@ -331,6 +427,25 @@ pub fn parse(text: &str) -> Result<Vec<MoveAtom>, BetzaError> {
                 atom_at,
                 "the direction modifiers select no move of this atom",
             ));
+        }
+    }
+    Ok((out, legs))
+}
+
+/// The images of the atoms `base` that the direction modifiers `dirs` select.
+fn select(base: &[(i8, i8)], dirs: &[u8]) -> Result<Vec<(i8, i8)>, String> {
+    let toks = tokens(dirs);
+    let mut out = Vec::new();
+    for &(bx, by) in base {
+        let all = images(bx, by);
+        for &(dx, dy) in &all {
+            let mut keep = toks.is_empty();
+            for &t in &toks {
+                keep |= selects(t, dx, dy, &all)?;
+            }
+            if keep {
+                out.push((dx, dy));
+            }
         }
     }
     Ok(out)
@@ -506,6 +621,59 @@ mod tests {
         // Left quail: back to the right (dx > 0) as a rider, one step back to the left.
         assert_eq!(moves("fRrbBlbF"), vec![(-1, -1, 1), (0, 1, 0), (1, -1, 0)]);
         assert_eq!(moves("fRlbBrbF"), vec![(-1, -1, 0), (0, 1, 0), (1, -1, 1)]);
+    }
+
+    fn legs(text: &str) -> Vec<(i8, i8, bool, i8, i8)> {
+        let mut v: Vec<_> = parse_all(text)
+            .unwrap()
+            .1
+            .into_iter()
+            .map(|l| (l.dx1, l.dy1, l.first_captures, l.dx2, l.dy2))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    #[test]
+    fn two_step_moves() {
+        // The Lion: any capturing king step, then any king step (8 x 8), plus a pass through
+        // each empty neighbour (8); its leaps stay plain atoms.
+        let (atoms, lion) = parse_all("KNADcaKmabK").unwrap();
+        assert_eq!(atoms.len(), 8 + 8 + 4 + 4);
+        assert_eq!(lion.len(), 64 + 8);
+        assert_eq!(lion.iter().filter(|l| !l.first_captures).count(), 8);
+        assert!(lion
+            .iter()
+            .filter(|l| !l.first_captures)
+            .all(|l| (l.dx2, l.dy2) == (-l.dx1, -l.dy1)));
+        // Horned Falcon's forward Lion power: capture ahead, then on or back; pass ahead.
+        assert_eq!(
+            legs("fcavWfmabW"),
+            vec![
+                (0, 1, false, 0, -1),
+                (0, 1, true, 0, -1),
+                (0, 1, true, 0, 1)
+            ]
+        );
+        // Soaring Eagle's, on the forward diagonals.
+        assert_eq!(
+            legs("fcavF"),
+            vec![
+                (-1, 1, true, -1, 1),
+                (-1, 1, true, 1, -1),
+                (1, 1, true, -1, -1),
+                (1, 1, true, 1, 1)
+            ]
+        );
+        assert_eq!(parse("fcavW").unwrap(), vec![]);
+        // Errors: a leg on a rider or a two-square leaper, a first step without a mode, a
+        // moving first step that goes on, a sideways second step.
+        for bad in [
+            "caR", "caN", "aK", "maK", "mafK", "casK", "cacK", "caK2", "caapK",
+        ] {
+            assert!(parse_all(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -1088,6 +1088,32 @@ impl<'a> Exporter<'a> {
                     .to_string(),
             );
         }
+        for k in v.kinds.iter().filter(|k| !k.legs.is_empty()) {
+            self.refuse(format!(
+                "{} ({:?}) has two-step moves (Lion power); Fairy-Stockfish 11.1 has no \
+                 multi-leg moves",
+                k.name, k.betza
+            ));
+        }
+        if v.lion_protected || v.lion_counter_strike {
+            self.refuse(
+                "[lions]: Chu shogi's Lion capture rules; Fairy-Stockfish 11.1 has none"
+                    .to_string(),
+            );
+        }
+        if v.promotion_entering {
+            self.refuse(
+                "promotion.moves = \"entering\": promotion only on entering the zone or \
+                 capturing from it; Fairy-Stockfish 11.1 promotes on any move touching the zone"
+                    .to_string(),
+            );
+        }
+        if v.immobile_may_promote {
+            self.refuse(
+                "promotion.immobile_may_promote = true: Fairy-Stockfish 11.1 has no such rule"
+                    .to_string(),
+            );
+        }
         if v.moves_from_behind {
             self.refuse(
                 "moves_from = \"behind\": a piece moves as the friendly piece directly behind it; \
@@ -1316,12 +1342,14 @@ mod tests {
             end: _,           // below
             match_rule: _,    // header note (arena rule, not a rule of one game)
             moves_from: _,    // refused unless own
+            lions: _,         // refused
         } = VariantSpec::default();
         let PieceSpec {
             letter: _,    // piece letters
             name: _,      // comments and refusals
             betza: _,     // matched against the built-in piece types
             royal: _,     // king (one per side, moving as K) or refused
+            lion: _,      // refused with [lions]
             promoted: _,  // promotedPieceType
             promotion: _, // mandatoryPiecePromotion, pieceDemotion, or refused
             drop: _,      // below
@@ -1330,6 +1358,7 @@ mod tests {
             name: _,  // comments
             betza: _, // matched against the built-in piece types
             royal: _, // refused (several royal pieces)
+            lion: _,  // refused with [lions]
         } = PromotedSpec::default();
         let PieceDropSpec {
             allowed: _,         // drop regions, or refused
@@ -1341,9 +1370,11 @@ mod tests {
             in_zone: _,         // drop regions, or refused
         } = PieceDropSpec::default();
         let PromotionSpec {
-            zone_depth: _,      // promotionRank
-            forbid_immobile: _, // immobilityIllegal, or refused
-            flip_on: _,         // piecePromotionOnCapture
+            zone_depth: _,           // promotionRank
+            forbid_immobile: _,      // immobilityIllegal, or refused
+            flip_on: _,              // piecePromotionOnCapture
+            moves: _,                // refused unless touching
+            immobile_may_promote: _, // refused
         } = PromotionSpec::default();
         let DropSpec {
             enabled: _,             // pieceDrops, capturesToHand

@@ -36,7 +36,7 @@ pub use perft::{perft, perft_divide};
 pub use position::{Position, MAX_HAND_KINDS};
 pub use rng::SplitMix64;
 pub use spec::{
-    DropSpec, EndSpec, PieceDropSpec, PieceSpec, PromotedSpec, PromotionSpec, VariantSpec,
+    DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec, PromotionSpec, VariantSpec,
 };
 pub use types::{Color, Kind, Move, Piece};
 pub use variant::{

@@ -6,7 +6,7 @@
 //! or to a line through the royal piece (a piece arriving there can become a cannon's screen).
 
 use crate::bitset::SquareSet;
-use crate::position::{attacked, moving_kind, Position};
+use crate::position::{attacked, moving_kind, piece_attacks, Position};
 use crate::types::{Color, Kind, Move, Piece};
 use crate::variant::{PromotionMode, Variant, CAPTURE, MAX_SIDE, MAX_SQUARES, MOVE};
 
@@ -25,6 +25,11 @@ struct Ctx<'a> {
     them_unarmed: bool,
     /// The mover's promotion zone (empty while its royal piece is in hand, in Unashogi).
     zone: SquareSet,
+    /// The variant has Lion capture rules.
+    lion_rules: bool,
+    /// The last move took a Lion with a piece that was not one: no non-Lion may take a Lion
+    /// now, except the capturer standing on this square (a kirin that promoted to a Lion).
+    counter_strike: Option<usize>,
     scratch: [Piece; MAX_SQUARES],
 }
 
@@ -46,12 +51,158 @@ impl Ctx<'_> {
                 self.scratch[to] = cap;
                 ok
             }
+            Move::Double { from, via, to } => {
+                let (from, via, to) = (from as usize, via as usize, to as usize);
+                let k = if from == ksq { to } else { ksq };
+                self.with_double(from, via, to, |s| !attacked(s.v, &s.scratch, k, s.them))
+            }
             Move::Drop { kind, to } => {
                 let to = to as usize;
                 self.scratch[to] = Piece::new(self.us, kind);
                 let ok = !attacked(self.v, &self.scratch, ksq, self.them);
                 self.scratch[to] = Piece::EMPTY;
                 ok
+            }
+        }
+    }
+
+    /// Runs `f` on the scratch board with the two-step move `from`-`via`-`to` made.
+    fn with_double<T>(
+        &mut self,
+        from: usize,
+        via: usize,
+        to: usize,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        let (p, at_via) = (self.scratch[from], self.scratch[via]);
+        self.scratch[from] = Piece::EMPTY;
+        self.scratch[via] = Piece::EMPTY;
+        let at_to = self.scratch[to];
+        self.scratch[to] = p;
+        let r = f(self);
+        self.scratch[to] = at_to;
+        self.scratch[via] = at_via;
+        self.scratch[from] = p;
+        r
+    }
+
+    /// Whether a capture by the piece of `kind` from `from` (through `via` for a two-step move)
+    /// to `to` keeps the Lion capture rules: after a non-Lion took a Lion, no non-Lion takes a
+    /// Lion; a Lion takes a Lion two squares away only if that Lion is unprotected after the
+    /// move, or the first step took a piece that is not bridge-exempt.
+    #[cold]
+    fn lion_capture_ok(&mut self, kind: Kind, from: usize, via: Option<usize>, to: usize) -> bool {
+        let v = self.v;
+        let them = self.them;
+        let lion_at = |s: &Self, sq: usize| {
+            let p = s.scratch[sq];
+            p.is_color(them) && v.kinds[p.kind() as usize].lion
+        };
+        let takes_lion = lion_at(self, to) || via.is_some_and(|w| lion_at(self, w));
+        if !takes_lion {
+            return true;
+        }
+        let mover_is_lion = v.kinds[kind as usize].lion;
+        if !mover_is_lion {
+            return match self.counter_strike {
+                None => true,
+                Some(capturer) => {
+                    let other = |sq: usize| sq != capturer && lion_at(self, sq);
+                    !other(to) && !via.is_some_and(other)
+                }
+            };
+        }
+        let (fx, fy) = v.coords(from);
+        let (tx, ty) = v.coords(to);
+        let distant = fx.abs_diff(tx).max(fy.abs_diff(ty)) > 1;
+        if !v.lion_protected || !distant || !lion_at(self, to) {
+            return true;
+        }
+        let bridge = via.is_some_and(|w| {
+            let p = self.scratch[w];
+            p.is_color(them) && !v.kinds[p.kind() as usize].bridge_exempt
+        });
+        if bridge {
+            return true;
+        }
+        // Judged after the move; a pawn or go-between taken on the way still counts as a
+        // protector (the Japanese Chu Shogi Association's reading, as Lishogi plays it).
+        let protected = match via {
+            Some(w) => {
+                let doomed = self.scratch[w];
+                let doomed_protects = doomed.is_color(them)
+                    && piece_attacks(v, &self.scratch, them, doomed.kind(), w, to);
+                doomed_protects
+                    || self.with_double(from, w, to, |s| attacked(v, &s.scratch, to, them))
+            }
+            None => {
+                let (p, cap) = (self.scratch[from], self.scratch[to]);
+                self.scratch[from] = Piece::EMPTY;
+                self.scratch[to] = p;
+                let r = attacked(v, &self.scratch, to, them);
+                self.scratch[from] = p;
+                self.scratch[to] = cap;
+                r
+            }
+        };
+        !protected
+    }
+
+    /// Whether a move of the piece of `kind` from `from` to `to` may promote, by the zone rule
+    /// (and, with `immobile_may_promote`, wherever it could not move again).
+    #[inline]
+    fn may_promote(&self, kind: Kind, from: usize, to: usize) -> bool {
+        let v = self.v;
+        let (f, t) = (self.zone.contains(from), self.zone.contains(to));
+        let by_zone = match v.promotion_entering {
+            false => f || t,
+            true => (t && !f) || (f && !self.scratch[to].is_empty()),
+        };
+        by_zone || (v.immobile_may_promote && v.is_immobile(self.us, kind, to))
+    }
+
+    /// Adds the legal two-step moves of the piece of `kind` on `from`.
+    #[cold]
+    fn add_doubles(&mut self, out: &mut Vec<Move>, kind: Kind, from: usize, unarmed: bool) {
+        let v = self.v;
+        let (files, ranks) = (v.files as isize, v.ranks as isize);
+        let (x, y) = v.coords(from);
+        let step = |x: isize, y: isize, d: (i8, i8)| {
+            let (nx, ny) = (x + d.0 as isize, y + d.1 as isize);
+            (nx >= 0 && ny >= 0 && nx < files && ny < ranks).then_some((nx, ny))
+        };
+        for &(d1, captures, d2) in v.legs_of(self.us, kind) {
+            let Some((vx, vy)) = step(x as isize, y as isize, d1) else {
+                continue;
+            };
+            let via = (vy * files + vx) as usize;
+            let at_via = self.scratch[via];
+            let first_ok = match captures {
+                true => at_via.is_color(self.them) && !unarmed,
+                false => at_via.is_empty(),
+            };
+            if !first_ok {
+                continue;
+            }
+            let Some((tx, ty)) = step(vx, vy, d2) else {
+                continue;
+            };
+            let to = (ty * files + tx) as usize;
+            let at_to = self.scratch[to];
+            let to_ok = to == from || at_to.is_empty() || (at_to.is_color(self.them) && !unarmed);
+            if !to_ok {
+                continue;
+            }
+            let mv = Move::Double {
+                from: from as u8,
+                via: via as u8,
+                to: to as u8,
+            };
+            if self.lion_rules && !self.lion_capture_ok(kind, from, Some(via), to) {
+                continue;
+            }
+            if self.safe(mv) {
+                out.push(mv);
             }
         }
     }
@@ -84,15 +235,20 @@ impl Ctx<'_> {
             promote: false,
         };
         let v = self.v;
+        if self.lion_rules
+            && !self.scratch[to].is_empty()
+            && !self.lion_capture_ok(kind, from, None, to)
+        {
+            return;
+        }
         if self.needs_test(from, to) && !self.safe(mv) {
             // Promoting into a second royal piece frees the first from guarding (Sho shogi:
             // the crown prince), so that promotion is legal even if it leaves the king attacked.
-            let zone = &v.zone[self.us.index()];
             let saves = self.single_royal
                 && v.kinds[kind as usize]
                     .promotes_to
                     .is_some_and(|p| v.kinds[p as usize].royal)
-                && (zone.contains(from) || zone.contains(to));
+                && self.may_promote(kind, from, to);
             if saves {
                 out.push(Move::Normal {
                     from: from as u8,
@@ -116,14 +272,13 @@ impl Ctx<'_> {
             }
             return;
         }
-        let zone = self.zone;
         let immobile = v.forbid_immobile_moves && v.is_immobile(self.us, kind, to);
         let promote = Move::Normal {
             from: from as u8,
             to: to as u8,
             promote: true,
         };
-        if info.promotes_to.is_some() && (zone.contains(from) || zone.contains(to)) {
+        if info.promotes_to.is_some() && self.may_promote(kind, from, to) {
             out.push(promote);
             if info.promotion != PromotionMode::Forced && !immobile {
                 out.push(mv);
@@ -160,9 +315,22 @@ impl Position {
         self.legal_moves().contains(&mv)
     }
 
+    /// The moves of the side to move without the rule that its royal piece must not be left
+    /// attacked: the move lists of engines where a king left en prise is simply captured
+    /// (Lishogi's Chu shogi). Every other rule applies. For comparing move counts.
+    pub fn pseudo_legal_moves(&self) -> Vec<Move> {
+        let mut out = Vec::with_capacity(128);
+        self.generate_with(&mut out, true, false);
+        out
+    }
+
     /// Generates legal moves; `check_drop_mate` false skips the drop-mate test (used inside
     /// that very test, where a nested drop-mate is counted as a legal reply).
     pub(crate) fn generate(&self, out: &mut Vec<Move>, check_drop_mate: bool) {
+        self.generate_with(out, check_drop_mate, true)
+    }
+
+    fn generate_with(&self, out: &mut Vec<Move>, check_drop_mate: bool, royal_safety: bool) {
         let v = &*self.variant;
         let us = self.side;
         let them = us.flip();
@@ -170,7 +338,7 @@ impl Position {
         // promote (Unashogi); its opponent then has nothing to guard against.
         let unarmed = |c: Color| v.unarmed_until_royal && self.royals[c.index()] == 0;
         let (us_unarmed, them_unarmed) = (unarmed(us), unarmed(them));
-        let ksq = match them_unarmed {
+        let ksq = match them_unarmed || !royal_safety {
             true => None,
             false => self.king[us.index()].map(|k| k as usize),
         };
@@ -227,6 +395,17 @@ impl Position {
                 true => SquareSet::EMPTY,
                 false => v.zone[us.index()],
             },
+            lion_rules: v.lion_protected || v.lion_counter_strike,
+            counter_strike: self
+                .undo
+                .last()
+                .filter(|u| {
+                    let lion = |p: Piece| !p.is_empty() && v.kinds[p.kind() as usize].lion;
+                    v.lion_counter_strike
+                        && (lion(u.captured) || lion(u.captured_via))
+                        && !lion(u.moved)
+                })
+                .map(|u| u.mv.to()),
             scratch: self.board,
         };
 
@@ -267,6 +446,9 @@ impl Position {
                         break;
                     }
                 }
+            }
+            if v.has_legs && !v.kinds[kind as usize].legs.is_empty() {
+                ctx.add_doubles(out, kind, from, us_unarmed);
             }
         }
 

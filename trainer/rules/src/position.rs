@@ -13,6 +13,8 @@ pub const MAX_HAND_KINDS: usize = 32;
 pub(crate) struct Undo {
     pub mv: Move,
     pub captured: Piece,
+    /// What the first step of a two-step move captured.
+    pub captured_via: Piece,
     pub moved: Piece,
     pub hash: u64,
 }
@@ -213,11 +215,35 @@ impl Position {
         self.hands[c.index()][h] = count;
     }
 
+    /// A captured piece goes to `us`'s hand (as its unpromoted kind), if the variant has drops.
+    #[inline(always)]
+    fn to_hand(&mut self, us: Color, cap: Piece) {
+        let v = &self.variant;
+        let demoted = v.kinds[cap.kind() as usize].demoted;
+        if let Some(h) = v.kinds[demoted as usize].hand_index {
+            let n = self.hands[us.index()][h];
+            // SFEN parsing caps every kind's total at 255, so this cannot overflow.
+            self.set_hand(us, h, n + 1);
+        }
+    }
+
+    /// Undoes [`Position::to_hand`] (the hash is restored separately).
+    #[inline(always)]
+    fn from_hand(&mut self, us: Color, cap: Piece) {
+        let v = &self.variant;
+        let demoted = v.kinds[cap.kind() as usize].demoted;
+        if let Some(h) = v.kinds[demoted as usize].hand_index {
+            let n = self.hands[us.index()][h];
+            self.hands[us.index()][h] = n.saturating_sub(1);
+        }
+    }
+
     /// Plays a move (assumed legal; generate it with `legal_moves` or parse it with
     /// `parse_usi`). Undo with [`Position::unmake_move`].
     pub fn make_move(&mut self, mv: Move) {
         let us = self.side;
         let hash = self.hash;
+        let mut captured_via = Piece::EMPTY;
         let (captured, moved) = match mv {
             Move::Normal { from, to, promote } => {
                 let (from, to) = (from as usize, to as usize);
@@ -225,13 +251,7 @@ impl Position {
                 let cap = self.board[to];
                 if !cap.is_empty() {
                     self.take(to);
-                    let v = &self.variant;
-                    let kinfo = &v.kinds[cap.kind() as usize];
-                    if let Some(h) = v.kinds[kinfo.demoted as usize].hand_index {
-                        let n = self.hands[us.index()][h];
-                        // SFEN parsing caps every kind's total at 255, so this cannot overflow.
-                        self.set_hand(us, h, n + 1);
-                    }
+                    self.to_hand(us, cap);
                 }
                 let v = &self.variant;
                 let np = if promote {
@@ -249,6 +269,23 @@ impl Position {
                 self.put(to, np);
                 (cap, p)
             }
+            Move::Double { from, via, to } => {
+                let (from, via, to) = (from as usize, via as usize, to as usize);
+                let p = self.take(from);
+                captured_via = self.board[via];
+                if !captured_via.is_empty() {
+                    self.take(via);
+                    self.to_hand(us, captured_via);
+                }
+                // `to` may be `from` (now empty): a capture without moving, or a pass.
+                let cap = self.board[to];
+                if !cap.is_empty() {
+                    self.take(to);
+                    self.to_hand(us, cap);
+                }
+                self.put(to, p);
+                (cap, p)
+            }
             Move::Drop { kind, to } => {
                 let h = self.variant.hand_index_of(kind).unwrap_or(0);
                 let n = self.hands[us.index()][h];
@@ -263,6 +300,7 @@ impl Position {
         self.undo.push(Undo {
             mv,
             captured,
+            captured_via,
             moved,
             hash,
         });
@@ -280,17 +318,16 @@ impl Position {
         self.side = self.side.flip();
         let us = self.side;
         match u.mv {
-            Move::Normal { from, to, .. } => {
+            Move::Normal { from, to, .. } | Move::Double { from, to, .. } => {
                 let (from, to) = (from as usize, to as usize);
                 self.take(to);
                 if !u.captured.is_empty() {
-                    let v = &self.variant;
-                    let demoted = v.kinds[u.captured.kind() as usize].demoted;
-                    if let Some(h) = v.kinds[demoted as usize].hand_index {
-                        let n = self.hands[us.index()][h];
-                        self.hands[us.index()][h] = n.saturating_sub(1);
-                    }
+                    self.from_hand(us, u.captured);
                     self.put(to, u.captured);
+                }
+                if let (Some(via), false) = (u.mv.via(), u.captured_via.is_empty()) {
+                    self.from_hand(us, u.captured_via);
+                    self.put(via, u.captured_via);
                 }
                 self.put(from, u.moved);
             }
@@ -369,7 +406,7 @@ pub(crate) fn moving_kind(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize) 
 }
 
 /// Whether a piece of colour `c` moving as kind `k` from `from` attacks `target` on `board`.
-fn piece_attacks(
+pub(crate) fn piece_attacks(
     v: &Variant,
     board: &[Piece; MAX_SQUARES],
     c: Color,

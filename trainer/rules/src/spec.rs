@@ -39,6 +39,24 @@ pub struct VariantSpec {
     /// Whose moves a piece makes: `own` (default) or `behind` (Annan shogi: a piece with a
     /// friendly piece directly behind it moves as that piece).
     pub moves_from: Option<String>,
+    /// Capture rules between pieces marked `lion` (Chu shogi's Lion-trading rules).
+    pub lions: Option<LionSpec>,
+}
+
+/// Capture rules between Lions (pieces with `lion = true`), as in Chu shogi.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LionSpec {
+    /// A Lion may not capture a Lion two squares away when the captured Lion's square is
+    /// attacked by its side after the move, unless the move's first step captured a piece of a
+    /// kind not in `bridge_exempt` (default false).
+    pub protected: Option<bool>,
+    /// Letters of the unpromoted kinds whose capture on the first step does not allow taking a
+    /// protected Lion (Chu shogi: pawn and go-between).
+    pub bridge_exempt: Option<Vec<String>>,
+    /// After a Lion is captured by a piece that is not a Lion, the other side may not capture a
+    /// Lion with a piece that is not a Lion on its next move (default false).
+    pub counter_strike: Option<bool>,
 }
 
 /// One piece kind (with its promoted form, if any).
@@ -54,6 +72,9 @@ pub struct PieceSpec {
     /// Whether this is the royal piece (checkmating it wins).
     #[serde(default)]
     pub royal: bool,
+    /// Whether it is a Lion for the `[lions]` capture rules.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lion: bool,
     /// Promoted form; written `+letter` in SFEN and USI.
     pub promoted: Option<PromotedSpec>,
     /// `optional` (default when a promoted form exists), `forced` (must promote whenever it
@@ -76,6 +97,10 @@ pub struct PromotedSpec {
     /// several royal pieces, and only its last one must not be left in check.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub royal: bool,
+    /// Whether the promoted form is a Lion for the `[lions]` capture rules (Chu shogi's
+    /// promoted kirin).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lion: bool,
 }
 
 /// Drop restrictions of one piece kind.
@@ -113,6 +138,14 @@ pub struct PromotionSpec {
     /// When pieces with `promotion = "flip"` turn over: `move` (every move, default) or
     /// `capture` (every capture).
     pub flip_on: Option<String>,
+    /// Which moves may promote: `touching` (default: any move starting or ending in the zone)
+    /// or `entering` (a move from outside into the zone, or a capture by a piece starting in
+    /// it: Chu shogi).
+    pub moves: Option<String>,
+    /// A move after which the unpromoted piece could never move again may promote even where
+    /// the `moves` rule would not allow it (Chu shogi's pawn reaching the last rank; default
+    /// false).
+    pub immobile_may_promote: Option<bool>,
 }
 
 /// Drop rules.
@@ -193,6 +226,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "unashogi",
         include_str!("../../../configs/variants/unashogi.toml"),
     ),
+    ("chu", include_str!("../../../configs/variants/chu.toml")),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).
@@ -373,6 +407,8 @@ fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantS
             zone_depth: or(cp.zone_depth, pp.zone_depth),
             forbid_immobile: or(cp.forbid_immobile, pp.forbid_immobile),
             flip_on: or(cp.flip_on, pp.flip_on),
+            moves: or(cp.moves, pp.moves),
+            immobile_may_promote: or(cp.immobile_may_promote, pp.immobile_may_promote),
         }),
         drops: Some(DropSpec {
             enabled: or(cd.enabled, pd.enabled),
@@ -390,5 +426,13 @@ fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantS
         }),
         match_rule: or(child.match_rule, parent.match_rule),
         moves_from: or(child.moves_from, parent.moves_from),
+        lions: match (child.lions, parent.lions) {
+            (Some(c), Some(p)) => Some(LionSpec {
+                protected: or(c.protected, p.protected),
+                bridge_exempt: or(c.bridge_exempt, p.bridge_exempt),
+                counter_strike: or(c.counter_strike, p.counter_strike),
+            }),
+            (c, p) => c.or(p),
+        },
     })
 }

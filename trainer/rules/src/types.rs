@@ -87,6 +87,17 @@ pub enum Move {
         /// Whether the piece promotes at the end of the move.
         promote: bool,
     },
+    /// A piece makes two steps in one move (Chu shogi's Lion, Horned Falcon, Soaring Eagle):
+    /// it passes `via`, capturing what stands there, and ends on `to`, which may be `from`
+    /// itself (a capture without moving, or a pass when `via` was empty). Never promotes.
+    Double {
+        /// Square left.
+        from: u8,
+        /// Square of the first step.
+        via: u8,
+        /// Square reached by the second step.
+        to: u8,
+    },
     /// A piece from the hand is placed on an empty square.
     Drop {
         /// Kind dropped (always an unpromoted kind).
@@ -101,7 +112,9 @@ impl Move {
     #[inline(always)]
     pub fn to(self) -> usize {
         match self {
-            Move::Normal { to, .. } | Move::Drop { to, .. } => to as usize,
+            Move::Normal { to, .. } | Move::Double { to, .. } | Move::Drop { to, .. } => {
+                to as usize
+            }
         }
     }
 
@@ -109,9 +122,24 @@ impl Move {
     #[inline(always)]
     pub fn from(self) -> Option<usize> {
         match self {
-            Move::Normal { from, .. } => Some(from as usize),
+            Move::Normal { from, .. } | Move::Double { from, .. } => Some(from as usize),
             Move::Drop { .. } => None,
         }
+    }
+
+    /// The square of the first step of a two-step move.
+    #[inline(always)]
+    pub fn via(self) -> Option<usize> {
+        match self {
+            Move::Double { via, .. } => Some(via as usize),
+            _ => None,
+        }
+    }
+
+    /// Whether this move promotes the piece.
+    #[inline(always)]
+    pub fn promotes(self) -> bool {
+        matches!(self, Move::Normal { promote: true, .. })
     }
 
     /// Whether this move is a drop.

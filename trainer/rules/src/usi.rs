@@ -1,5 +1,6 @@
 //! USI move notation: `7g7f`, `10j9h`, `P*5e`, `+` to promote; `+P*5e` drops a piece promoted
-//! side up where the variant allows it.
+//! side up where the variant allows it; a two-step move names its three squares, `6f6e6d` (the
+//! last may be the first: `6f6e6f` captures on 6e without moving, or passes if 6e is empty).
 
 use crate::error::{Error, Result};
 use crate::position::Position;
@@ -40,6 +41,12 @@ impl Variant {
                 self.square_name(from as usize),
                 self.square_name(to as usize),
                 if promote { "+" } else { "" }
+            ),
+            Move::Double { from, via, to } => format!(
+                "{}{}{}",
+                self.square_name(from as usize),
+                self.square_name(via as usize),
+                self.square_name(to as usize)
             ),
             Move::Drop { kind, to } => format!(
                 "{}{}*{}",
@@ -91,27 +98,32 @@ impl Variant {
             Some(b) => (b, true),
             None => (token, false),
         };
-        // Split greedily: digits + letter, digits + letter.
-        let b = body.as_bytes();
-        let first_len = b.iter().take_while(|c| c.is_ascii_digit()).count() + 1;
-        if first_len < 2 || first_len > body.len() {
-            return Err(bad("expected FROM TO[+], e.g. 7g7f or 10j9h+"));
+        // Squares are digits then one letter: split after each letter.
+        let mut squares = Vec::new();
+        let mut rest = body;
+        while !rest.is_empty() {
+            let digits = rest.bytes().take_while(|c| c.is_ascii_digit()).count();
+            if digits == 0 || digits >= rest.len() || squares.len() == 3 {
+                return Err(bad("expected FROM TO[+], e.g. 7g7f or 10j9h+"));
+            }
+            let (sq, tail) = rest.split_at(digits + 1);
+            let s = self
+                .parse_square(sq)
+                .ok_or_else(|| bad(&format!("{sq:?} is not a square of this board")))?;
+            squares.push(s as u8);
+            rest = tail;
         }
-        let (f, t) = body.split_at(first_len);
-        let from = self
-            .parse_square(f)
-            .ok_or_else(|| bad(&format!("{f:?} is not a square of this board")))?;
-        let to = self
-            .parse_square(t)
-            .ok_or_else(|| bad(&format!("{t:?} is not a square of this board")))?;
-        if from == to {
-            return Err(bad("from and to are the same square"));
+        match squares[..] {
+            [from, to] if from == to => Err(bad("from and to are the same square")),
+            [from, to] => Ok(Move::Normal { from, to, promote }),
+            [_, _, _] if !self.has_legs => Err(bad(&format!(
+                "three squares name a two-step move, which no piece of {} makes",
+                self.name
+            ))),
+            [_, _, _] if promote => Err(bad("a two-step move never promotes")),
+            [from, via, to] => Ok(Move::Double { from, via, to }),
+            _ => Err(bad("expected FROM TO[+], e.g. 7g7f or 10j9h+")),
         }
-        Ok(Move::Normal {
-            from: from as u8,
-            to: to as u8,
-            promote,
-        })
     }
 }
 
@@ -124,6 +136,14 @@ impl Position {
             return Ok(mv);
         }
         let why = match mv {
+            Move::Double { from, .. } => match self.board[from as usize] {
+                p if p.is_empty() => format!("no piece on {}", v.square_name(from as usize)),
+                p if p.color() != self.side => format!(
+                    "the piece on {} is not the mover's",
+                    v.square_name(from as usize)
+                ),
+                _ => "illegal two-step move in this position".to_string(),
+            },
             Move::Normal { from, promote, .. } => {
                 let p = self.board[from as usize];
                 if p.is_empty() {

@@ -1,6 +1,6 @@
 //! `Variant`: a compiled variant with the precomputed tables move generation reads.
 
-use crate::betza::{self, MoveAtom, MAX_HOPS};
+use crate::betza::{self, MoveAtom, TwoLeg, MAX_HOPS};
 use crate::bitset::SquareSet;
 use crate::error::{Error, Result};
 use crate::spec::{PieceSpec, VariantSpec};
@@ -87,6 +87,13 @@ pub struct KindInfo {
     pub droppable: bool,
     /// Whether this kind has any sliding or hopping move.
     pub has_rays: bool,
+    /// Two-step moves (Chu shogi's Lion power), from the owner's point of view.
+    pub legs: Vec<TwoLeg>,
+    /// A Lion for the Lion capture rules.
+    pub lion: bool,
+    /// Capturing this kind on a first step does not let a Lion take a protected Lion (Chu
+    /// shogi's pawn and go-between).
+    pub bridge_exempt: bool,
 }
 
 /// One sliding direction of a piece: ranges per number of jumped pieces.
@@ -167,8 +174,22 @@ pub struct Variant {
     pub royal_drops: bool,
     /// A side whose royal pieces are all in hand may not capture or promote and gives no check.
     pub unarmed_until_royal: bool,
+    /// Only moves entering the zone, or captures from inside it, may promote (Chu shogi);
+    /// otherwise any move starting or ending in the zone.
+    pub promotion_entering: bool,
+    /// A move leaving an unpromoted piece with no further move may always promote.
+    pub immobile_may_promote: bool,
+    /// A Lion may not take a protected Lion two squares away (see [`crate::LionSpec`]).
+    pub lion_protected: bool,
+    /// A non-Lion may not take a Lion right after a Lion was taken by a non-Lion.
+    pub lion_counter_strike: bool,
+    /// Whether any piece has two-step moves.
+    pub has_legs: bool,
 
     pub(crate) n: usize,
+    /// Two-step moves per (colour, kind) as board vectors: first step, whether it captures,
+    /// second step.
+    pub(crate) legs: Vec<Vec<((i8, i8), bool, (i8, i8))>>,
     /// Board direction vectors (file step, rank step in square index terms), closed under negation.
     pub(crate) dirs: Vec<(i8, i8)>,
     pub(crate) dir_opposite: Vec<u8>,
@@ -307,6 +328,12 @@ impl Variant {
     pub(crate) fn leaps_of(&self, c: Color, k: Kind, sq: usize) -> &[(u8, u8)] {
         let (s, e) = self.leap_index[self.ck(c, k) * self.n + sq];
         &self.leaps[s as usize..e as usize]
+    }
+
+    /// Two-step moves of kind `k` for colour `c`, as board vectors.
+    #[inline(always)]
+    pub(crate) fn legs_of(&self, c: Color, k: Kind) -> &[((i8, i8), bool, (i8, i8))] {
+        &self.legs[self.ck(c, k)]
     }
 
     /// The kind a piece of kind `k` turns into when it flips, if it is a flipping piece.
@@ -476,7 +503,15 @@ impl Compiler<'_> {
             if kinds.iter().any(|k| k.letter == letter) {
                 return Err(self.err(key("letter"), format!("letter {letter:?} used twice")));
             }
-            let a = betza::parse(&p.betza).map_err(|e| self.err(key("betza"), e.to_string()))?;
+            let (a, legs) =
+                betza::parse_all(&p.betza).map_err(|e| self.err(key("betza"), e.to_string()))?;
+            self.check_legs(&a, &legs, &key("betza"))?;
+            if !legs.is_empty() && p.promoted.is_some() {
+                return Err(self.err(
+                    key("promoted"),
+                    "a piece with two-step moves cannot promote (those moves never promote)",
+                ));
+            }
             let promotion = match (p.promotion.as_deref(), &p.promoted) {
                 (None, None) => PromotionMode::None,
                 (None | Some("optional"), Some(_)) => PromotionMode::Optional,
@@ -540,6 +575,9 @@ impl Compiler<'_> {
                 drop_must_check: d.must_check.unwrap_or(false),
                 droppable: d.allowed.unwrap_or(true),
                 has_rays: kind_has_rays,
+                legs,
+                lion: p.lion,
+                bridge_exempt: false,
             });
             atoms.push(a);
             promoted_specs.push((i, d));
@@ -548,8 +586,10 @@ impl Compiler<'_> {
         for i in 0..base_count {
             let p = &pieces[i];
             if let (Some(pr), true) = (&p.promoted, kinds[i].promotion != PromotionMode::None) {
-                let a = betza::parse(&pr.betza)
-                    .map_err(|e| self.err(format!("pieces[{i}].promoted.betza"), e.to_string()))?;
+                let pkey = format!("pieces[{i}].promoted.betza");
+                let (a, legs) =
+                    betza::parse_all(&pr.betza).map_err(|e| self.err(&pkey, e.to_string()))?;
+                self.check_legs(&a, &legs, &pkey)?;
                 let idx = kinds.len() as Kind;
                 kinds[i].promotes_to = Some(idx);
                 let letter = kinds[i].letter;
@@ -572,6 +612,9 @@ impl Compiler<'_> {
                     drop_must_check: false,
                     droppable: false,
                     has_rays: a.iter().any(|m| m.range != 1),
+                    legs,
+                    lion: pr.lion,
+                    bridge_exempt: false,
                 });
                 atoms.push(a);
             }
@@ -608,6 +651,47 @@ impl Compiler<'_> {
                 ))
             }
         };
+        let has_legs = kinds.iter().any(|k| !k.legs.is_empty());
+        if has_legs && moves_from_behind {
+            return Err(self.err(
+                "moves_from",
+                "borrowed moves and two-step moves cannot be combined",
+            ));
+        }
+        let promotion_entering = match prom.moves.as_deref().unwrap_or("touching") {
+            "touching" => false,
+            "entering" => true,
+            other => {
+                return Err(self.err(
+                    "promotion.moves",
+                    format!("expected touching or entering, got {other:?}"),
+                ))
+            }
+        };
+        let lions = spec.lions.clone().unwrap_or_default();
+        for (i, letter) in lions.bridge_exempt.iter().flatten().enumerate() {
+            let mut cs = letter.chars();
+            let found = match (cs.next(), cs.next()) {
+                (Some(c), None) => kinds
+                    .iter_mut()
+                    .find(|k| !k.promoted && k.letter == c.to_ascii_uppercase()),
+                _ => None,
+            };
+            match found {
+                Some(k) => k.bridge_exempt = true,
+                None => {
+                    return Err(self.err(
+                        format!("lions.bridge_exempt[{i}]"),
+                        format!("{letter:?} is not the letter of a piece"),
+                    ))
+                }
+            }
+        }
+        let lion_protected = lions.protected.unwrap_or(false);
+        let lion_counter_strike = lions.counter_strike.unwrap_or(false);
+        if (lion_protected || lion_counter_strike) && !kinds.iter().any(|k| k.lion) {
+            return Err(self.err("lions", "Lion rules without any piece marked lion = true"));
+        }
         let flip_on_capture = match prom.flip_on.as_deref().unwrap_or("move") {
             "move" => false,
             "capture" => true,
@@ -645,7 +729,13 @@ impl Compiler<'_> {
             promoted_drops: drops.promoted.unwrap_or(false),
             royal_drops: drops.royal.unwrap_or(false),
             unarmed_until_royal: drops.unarmed_until_royal.unwrap_or(false),
+            promotion_entering,
+            immobile_may_promote: prom.immobile_may_promote.unwrap_or(false),
+            lion_protected,
+            lion_counter_strike,
+            has_legs,
             n,
+            legs: Vec::new(),
             dirs: Vec::new(),
             dir_opposite: Vec::new(),
             ray_start: Vec::new(),
@@ -677,6 +767,27 @@ impl Compiler<'_> {
             .map_err(|e| self.err("start", e.to_string()))?;
         v.max_material = start_pos.material();
         Ok(v)
+    }
+
+    /// Two-step moves must end where a plain leap of the piece could capture (or back on the
+    /// start square), so that the attack tables, built from single moves, stay exact.
+    fn check_legs(&self, atoms: &[MoveAtom], legs: &[TwoLeg], key: &str) -> Result<()> {
+        for l in legs {
+            let (dx, dy) = (l.dx1 + l.dx2, l.dy1 + l.dy2);
+            let leaps = atoms.iter().any(|a| {
+                a.range == 1 && a.can_capture && a.hops & 1 != 0 && (a.dx, a.dy) == (dx, dy)
+            });
+            if (dx, dy) != (0, 0) && !leaps {
+                return Err(self.err(
+                    key,
+                    format!(
+                        "a two-step move ends at ({dx}, {dy}), where the piece has no capturing \
+                         leap; add that leap (the Lion is KNADcaKmabK)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn piece_letter(&self, p: &PieceSpec, i: usize) -> Result<char> {
@@ -800,6 +911,26 @@ fn build_tables(v: &mut Variant, atoms: &[Vec<MoveAtom>]) {
         }
     }
     v.dirs = dirs;
+    v.legs = Color::ALL
+        .iter()
+        .flat_map(|&c| {
+            v.kinds
+                .iter()
+                .map(move |k| {
+                    k.legs
+                        .iter()
+                        .map(|l| {
+                            (
+                                board_vec(c, l.dx1, l.dy1),
+                                l.first_captures,
+                                board_vec(c, l.dx2, l.dy2),
+                            )
+                        })
+                        .collect()
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
 
     v.leap_index = vec![(0, 0); 2 * nk * n];
     v.rays = vec![Vec::new(); 2 * nk];

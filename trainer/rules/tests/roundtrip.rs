@@ -38,6 +38,7 @@ struct Seen {
     drops: usize,
     promotions: usize,
     moves: usize,
+    doubles: usize,
 }
 
 /// Every legal move survives Move -> USI -> Move; `full` also runs the legality-checking
@@ -91,6 +92,11 @@ fn check_usi_roundtrip(p: &Position, full: bool, seen: &mut Seen) {
                     usi,
                     format!("{from_name}{to_name}{}", if promote { "+" } else { "" })
                 );
+            }
+            Move::Double { from, via, to } => {
+                seen.doubles += 1;
+                let name = |s: u8| v.square_name(s as usize);
+                assert_eq!(usi, format!("{}{}{}", name(from), name(via), name(to)));
             }
         }
         seen.moves += 1;
