@@ -18,7 +18,7 @@ fn fsf_square(v: &Variant, sq: usize) -> String {
     format!("{}{}", (b'a' + x as u8) as char, v.ranks as usize - y)
 }
 
-/// A move in Fairy-Stockfish's UCI notation (`c3c4`, `h8g7+`, `P@e2`).
+/// A move in Fairy-Stockfish's UCI notation (`c3c4`, `h8g7+`, `P@e2`, `c3c4c5`).
 pub fn move_to_fsf(v: &Variant, mv: Move) -> String {
     match mv {
         Move::Normal { from, to, promote } => format!(
@@ -26,6 +26,13 @@ pub fn move_to_fsf(v: &Variant, mv: Move) -> String {
             fsf_square(v, from as usize),
             fsf_square(v, to as usize),
             if promote { "+" } else { "" }
+        ),
+        // Three squares, as newer Fairy-Stockfish releases write multi-leg moves.
+        Move::Double { from, via, to } => format!(
+            "{}{}{}",
+            fsf_square(v, from as usize),
+            fsf_square(v, via as usize),
+            fsf_square(v, to as usize)
         ),
         Move::Drop { kind, to } => format!(
             "{}@{}",

@@ -15,10 +15,12 @@
 //! - in check: constant 0 or 1;
 //! - ones: constant 1 (lets convolutions see the board edge through zero padding).
 //!
-//! Policy, shape `[P, ranks, files]` with `P = 2 * move_types + hand_kinds`: a board move is
-//! `(move type, promotion)` at plane `type * 2 + promote`, at its origin square; a drop of the
-//! hand kind `h` is at plane `2 * move_types + h`, at its destination square (where a variant
-//! drops pieces promoted side up too, those drops follow at `2 * move_types + hand_kinds + h`).
+//! Policy, shape `[P, ranks, files]` with `P = 2 * move_types + doubles + hand_kinds`: a board
+//! move is `(move type, promotion)` at plane `type * 2 + promote`, at its origin square; a
+//! two-step move (Chu shogi's Lion) is at plane `2 * move_types + d`, `d` its (first step,
+//! whole offset) type, at its origin square; a drop of the hand kind `h` is at plane
+//! `2 * move_types + doubles + h`, at its destination square (where a variant drops pieces
+//! promoted side up too, those drops follow at `... + hand_kinds + h`).
 //! Squares are in the
 //! mover's orientation. Move types are the distinct offsets `(dx, dy)` any piece of the variant
 //! can make on the board, in Betza convention from the mover's side (`dy > 0` forward, `dx > 0`
@@ -107,6 +109,8 @@ pub struct Encoder {
     kinds: usize,
     /// Move types `(dx, dy)`, Betza convention from the mover's side, sorted.
     move_types: Vec<(i8, i8)>,
+    /// Two-step move types: first step and whole offset, mover's view, Betza convention.
+    doubles: Vec<((i8, i8), (i8, i8))>,
     /// `type_of[(dy + ranks - 1) * (2 * files - 1) + dx + files - 1]`: index into `move_types`
     /// or `NO_TYPE`.
     type_of: Vec<u16>,
@@ -132,6 +136,10 @@ pub struct EncodingSpec {
     pub move_types: Vec<(i8, i8)>,
     /// SFEN tokens of the hand kinds, in drop plane order.
     pub drop_kinds: Vec<String>,
+    /// Two-step move types (first step, whole offset) in policy plane order, after the board
+    /// move planes (absent before two-step moves existed: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub doubles: Vec<((i8, i8), (i8, i8))>,
     /// Length of the policy vector.
     pub policy_len: usize,
     /// The layout (absent in sidecars written before layouts existed: generic).
@@ -166,6 +174,19 @@ fn derive_move_types(v: &Variant) -> Vec<(i8, i8)> {
     types.sort_by_key(|&(dx, dy)| (dx.abs().max(dy.abs()), -dy, dx));
     types.dedup();
     types
+}
+
+/// The distinct two-step moves of `v`'s pieces as (first step, whole offset), sorted.
+fn derive_doubles(v: &Variant) -> Vec<((i8, i8), (i8, i8))> {
+    let mut out: Vec<_> = v
+        .kinds
+        .iter()
+        .flat_map(|k| k.legs.iter())
+        .map(|l| ((l.dx1, l.dy1), (l.dx1 + l.dx2, l.dy1 + l.dy2)))
+        .collect();
+    out.sort_by_key(|&((x1, y1), (x, y))| (-y1, x1, -y, x));
+    out.dedup();
+    out
 }
 
 impl Encoder {
@@ -204,6 +225,7 @@ impl Encoder {
         let files = variant.files as usize;
         let ranks = variant.ranks as usize;
         let move_types = derive_move_types(&variant);
+        let doubles = derive_doubles(&variant);
         let width = 2 * files - 1;
         let mut type_of = vec![NO_TYPE; width * (2 * ranks - 1)];
         for (t, &(dx, dy)) in move_types.iter().enumerate() {
@@ -237,6 +259,7 @@ impl Encoder {
             files,
             ranks,
             move_types,
+            doubles,
             type_of,
             hand_scale,
         }
@@ -302,13 +325,34 @@ impl Encoder {
         &self.move_types
     }
 
-    /// Number of policy planes: two per move type (no promotion, promotion) and one drop plane
-    /// per hand kind.
+    /// Number of policy planes: two per move type (no promotion, promotion), one per two-step
+    /// move type, and one drop plane per hand kind.
     pub fn policy_planes(&self) -> usize {
         if self.dlshogi.is_some() {
             return dlshogi::LABELS;
         }
-        2 * self.move_types.len() + self.drop_planes()
+        self.first_drop_plane() + self.drop_planes()
+    }
+
+    /// The two-step move types (first step, whole offset), mover's view, in plane order.
+    pub fn doubles(&self) -> &[((i8, i8), (i8, i8))] {
+        &self.doubles
+    }
+
+    /// The first drop plane: after the board moves and the two-step moves.
+    fn first_drop_plane(&self) -> usize {
+        2 * self.move_types.len() + self.doubles.len()
+    }
+
+    /// (x, y) of an oriented square.
+    fn xy(&self, sq: usize) -> (isize, isize) {
+        ((sq % self.files) as isize, (sq / self.files) as isize)
+    }
+
+    /// The oriented square at (x, y), if on the board.
+    fn at(&self, x: isize, y: isize) -> Option<usize> {
+        (x >= 0 && y >= 0 && x < self.files as isize && y < self.ranks as isize)
+            .then(|| y as usize * self.files + x as usize)
     }
 
     /// Drop planes: one per hand kind, twice as many when pieces may be dropped promoted.
@@ -422,13 +466,31 @@ impl Encoder {
                 });
                 (t * 2 + promote as usize) * n + from
             }
+            Move::Double { from, via, to } => {
+                let [f, w, t] = [from, via, to].map(|s| self.xy(self.orient(us, s as usize)));
+                // Forward is towards y = 0 in the mover's orientation.
+                let key = ((w.0 - f.0, f.1 - w.1), (t.0 - f.0, f.1 - t.1));
+                let d = self
+                    .doubles
+                    .iter()
+                    .position(|&((a, b), (c, e))| {
+                        key == ((a as isize, b as isize), (c as isize, e as isize))
+                    })
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "move {mv:?}: no two-step move type of {}",
+                            self.variant.name
+                        )
+                    });
+                (2 * self.move_types.len() + d) * n + self.orient(us, from as usize)
+            }
             Move::Drop { kind, to } => {
                 let v = &self.variant;
                 let h = v
                     .hand_index_of(kind)
                     .unwrap_or_else(|| panic!("drop {mv:?}: kind {kind} is never in hand"));
                 let promoted = usize::from(v.kinds[kind as usize].promoted) * v.hand_kinds.len();
-                (2 * self.move_types.len() + promoted + h) * n + self.orient(us, to as usize)
+                (self.first_drop_plane() + promoted + h) * n + self.orient(us, to as usize)
             }
         }
     }
@@ -456,11 +518,22 @@ impl Encoder {
                 to: self.orient(us, to) as u8,
                 promote: plane % 2 == 1,
             })
+        } else if plane < self.first_drop_plane() {
+            let ((x1, y1), (x, y)) = self.doubles[plane - 2 * types];
+            let (fx, fy) = self.xy(sq);
+            let via = self.at(fx + x1 as isize, fy - y1 as isize)?;
+            let to = self.at(fx + x as isize, fy - y as isize)?;
+            Some(Move::Double {
+                from: self.orient(us, sq) as u8,
+                via: self.orient(us, via) as u8,
+                to: self.orient(us, to) as u8,
+            })
         } else {
-            let kind = *self.drop_plane_kinds().get(plane - 2 * types)?;
+            let first = self.first_drop_plane();
+            let kind = *self.drop_plane_kinds().get(plane - first)?;
             if self.variant.promoted_drops && !self.variant.kinds[kind as usize].promoted {
                 // A hand kind without a promoted side has no promoted-drop move.
-                let second = plane - 2 * types >= self.variant.hand_kinds.len();
+                let second = plane - first >= self.variant.hand_kinds.len();
                 if second {
                     return None;
                 }
@@ -490,6 +563,7 @@ impl Encoder {
                 ranks: self.ranks,
                 files: self.files,
                 move_types: Vec::new(),
+                doubles: Vec::new(),
                 drop_kinds: Dlshogi::drop_tokens(),
                 policy_len: self.policy_len(),
                 layout: EncodingLayout::Dlshogi,
@@ -502,6 +576,7 @@ impl Encoder {
             ranks: self.ranks,
             files: self.files,
             move_types: self.move_types.clone(),
+            doubles: self.doubles.clone(),
             drop_kinds: self
                 .drop_plane_kinds()
                 .iter()
@@ -565,11 +640,26 @@ impl Encoder {
         for (t, &(dx, dy)) in self.move_types.iter().enumerate() {
             let _ = writeln!(s, "  {:3}/{:3}  ({dx:+}, {dy:+})", 2 * t, 2 * t + 1);
         }
+        if !self.doubles.is_empty() {
+            let _ = writeln!(
+                s,
+                "  {} two-step move types (first step; whole move, back to the start for a \
+                 capture without moving or a pass), at the from square:",
+                self.doubles.len()
+            );
+        }
+        for (d, &((x1, y1), (x, y))) in self.doubles.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "  {:3}      ({x1:+}, {y1:+}) then to ({x:+}, {y:+})",
+                2 * self.move_types.len() + d
+            );
+        }
         for (h, &k) in self.drop_plane_kinds().iter().enumerate() {
             let _ = writeln!(
                 s,
                 "  {:3}      drop {}",
-                2 * self.move_types.len() + h,
+                self.first_drop_plane() + h,
                 v.kind_token(k)
             );
         }
@@ -668,7 +758,7 @@ mod tests {
             let v = enc.variant().clone();
             let mut positions = random_positions(&v, 7 + i as u64, 200);
             positions.push(Position::start(v.clone()));
-            let (mut drops, mut promotions, mut moves) = (0, 0, 0);
+            let (mut drops, mut promotions, mut doubles, mut moves) = (0, 0, 0, 0);
             for pos in &positions {
                 let mut seen: HashMap<usize, Move> = HashMap::new();
                 for (index, mv) in enc.legal_indices(pos) {
@@ -686,6 +776,7 @@ mod tests {
                     match mv {
                         Move::Drop { .. } => drops += 1,
                         Move::Normal { promote: true, .. } => promotions += 1,
+                        Move::Double { .. } => doubles += 1,
                         _ => {}
                     }
                 }
@@ -699,7 +790,10 @@ mod tests {
                 )
             });
             assert!(
-                (drops > 0 || !v.drops) && (promotions > 0 || !chooses) && moves > 1000,
+                (drops > 0 || !v.drops)
+                    && (promotions > 0 || !chooses)
+                    && (doubles > 0 || !v.has_legs)
+                    && moves > 1000,
                 "{name}: {moves}"
             );
         }
@@ -784,6 +878,11 @@ mod tests {
                 from: r(from),
                 to: r(to),
                 promote,
+            },
+            Move::Double { from, via, to } => Move::Double {
+                from: r(from),
+                via: r(via),
+                to: r(to),
             },
             Move::Drop { kind, to } => Move::Drop { kind, to: r(to) },
         }
