@@ -57,7 +57,7 @@ fn tiny_runs_of_the_family_variants_complete() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for variant in [
-        "judkins", "yari", "tori", "kyoto", "micro", "sho", "cannon", "annan", "unashogi",
+        "judkins", "yari", "tori", "kyoto", "micro", "sho", "cannon", "annan", "unashogi", "chu",
     ] {
         let cfg = dir.join(format!("{variant}.toml"));
         std::fs::write(&cfg, config(variant)).unwrap();
@@ -82,5 +82,9 @@ fn tiny_runs_of_the_family_variants_complete() {
             o.status.success() && text.contains("Policy:"),
             "{variant}: {text}"
         );
+        // The Lion's two-step moves have policy planes of their own.
+        if variant == "chu" {
+            assert!(text.contains("two-step move types"), "{text}");
+        }
     }
 }
