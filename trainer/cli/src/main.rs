@@ -29,7 +29,7 @@ enum Command {
     /// Count leaf nodes of the legal move tree (rules self-test and speed check).
     Perft {
         /// Variant: a config file stem in ./configs/variants (shogi, minishogi, cannon-shosu,
-        /// hand, judkins, yari, tori, kyoto, micro, sho, cannon, annan, unashogi), a built-in
+        /// hand, judkins, yari, tori, kyoto, micro, sho, cannon, annan, unashogi, chu), a built-in
         /// variant, or a path to a .toml file.
         #[arg(long)]
         variant: String,

@@ -346,3 +346,55 @@ fn counter_strike_verdicts_match_lishogi() {
     assert!(lishogi_valid(&p, "5h7j"));
     assert!(lishogi_valid(&p, "5h6i7j"));
 }
+
+/// Promotion (rules text: a move entering the four-rank zone, or a capture by a piece standing
+/// in it; a pawn or lance reaching the last rank may always), derived by hand.
+#[test]
+fn promotion_on_entering_or_capturing_in_the_zone() {
+    let v = chu();
+    // Sente: gold 7c, silver 3e, pawn 10b, lance 1c; gote: king 12a, pawn 6b; sente king 1l.
+    let p = pos(&v, "k11/2P3p5/5G5L/12/9S2/12/12/12/12/12/12/11K b");
+    let legal = |usi: &str| p.legal_moves().iter().any(|&m| p.move_to_usi(m) == usi);
+    // Entering the zone (rank d) from outside: optional.
+    assert!(legal("3e3d+") && legal("3e3d"));
+    // Moving inside the zone without a capture: no promotion.
+    assert!(legal("7c7b") && !legal("7c7b+"));
+    // A capture from inside the zone may promote.
+    assert!(legal("7c6b+") && legal("7c6b"));
+    // Leaving the zone without a capture: no promotion (the gold steps back to 7d, still in
+    // the zone; it cannot reach rank e in one step).
+    assert!(legal("7c7d") && !legal("7c7d+"));
+    // A pawn reaching the last rank may promote, or stay unpromoted and immobile.
+    assert!(legal("10b10a+") && legal("10b10a"));
+    // So may a lance, even without entering or capturing.
+    assert!(legal("1c1a+") && legal("1c1a") && legal("1c1b") && !legal("1c1b+"));
+}
+
+/// The Lion's moves counted by hand on an empty board: 8 steps, 16 jumps, 8 passes; next to
+/// an enemy piece it also captures it and stops there, steps on to any of its 8 neighbours
+/// (one is the start: a capture without moving), and can no longer pass through that square.
+#[test]
+fn lion_moves_counted_by_hand() {
+    let v = chu();
+    let p = pos(&v, "k11/12/12/12/12/12/5N6/12/12/12/12/11K b");
+    let from: Vec<_> = p
+        .legal_moves()
+        .into_iter()
+        .filter(|m| m.from() == Some(v.parse_square("7g").unwrap()))
+        .collect();
+    assert_eq!(from.len(), 8 + 16 + 8);
+    let p = pos(&v, "k11/12/12/12/12/6p5/5N6/12/12/12/12/11K b");
+    let usi: Vec<String> = p
+        .legal_moves()
+        .into_iter()
+        .filter(|m| m.from() == Some(v.parse_square("7g").unwrap()))
+        .map(|m| p.move_to_usi(m))
+        .collect();
+    // 8 steps (one a capture), 16 jumps, 7 passes, 8 capture-then-step moves.
+    assert_eq!(usi.len(), 8 + 16 + 7 + 8, "{usi:?}");
+    assert!(usi.contains(&"7g6f7g".to_string()), "igui");
+    assert!(usi.contains(&"7g6f5e".to_string()));
+    assert!(!usi
+        .iter()
+        .any(|m| m.starts_with("7g6f") && m.len() == 4 && m != "7g6f"));
+}

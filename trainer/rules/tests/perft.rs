@@ -213,3 +213,9 @@ fn annan_regression() {
 fn unashogi_regression() {
     run("unashogi.perft", false);
 }
+
+/// Chu shogi: depths 1 and 2 are Lishogi's, deeper ones ours (see the file).
+#[test]
+fn chu_lishogi_and_regression() {
+    run("chu.perft", false);
+}
