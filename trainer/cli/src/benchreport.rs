@@ -37,6 +37,7 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
         ("cannon", None, 4),
         ("annan", None, 4),
         ("unashogi", None, 2),
+        ("chu", None, 4),
     ] {
         let (n, s) = perft_ours(variant, depth, repeat)?;
         row(variant, depth, n, s);
