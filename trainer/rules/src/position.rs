@@ -217,7 +217,7 @@ impl Position {
 
     /// A captured piece goes to `us`'s hand (as its unpromoted kind), if the variant has drops.
     #[inline(always)]
-    fn to_hand(&mut self, us: Color, cap: Piece) {
+    fn add_to_hand(&mut self, us: Color, cap: Piece) {
         let v = &self.variant;
         let demoted = v.kinds[cap.kind() as usize].demoted;
         if let Some(h) = v.kinds[demoted as usize].hand_index {
@@ -227,9 +227,9 @@ impl Position {
         }
     }
 
-    /// Undoes [`Position::to_hand`] (the hash is restored separately).
+    /// Undoes [`Position::add_to_hand`] (the hash is restored separately).
     #[inline(always)]
-    fn from_hand(&mut self, us: Color, cap: Piece) {
+    fn take_from_hand(&mut self, us: Color, cap: Piece) {
         let v = &self.variant;
         let demoted = v.kinds[cap.kind() as usize].demoted;
         if let Some(h) = v.kinds[demoted as usize].hand_index {
@@ -251,7 +251,7 @@ impl Position {
                 let cap = self.board[to];
                 if !cap.is_empty() {
                     self.take(to);
-                    self.to_hand(us, cap);
+                    self.add_to_hand(us, cap);
                 }
                 let v = &self.variant;
                 let np = if promote {
@@ -275,13 +275,13 @@ impl Position {
                 captured_via = self.board[via];
                 if !captured_via.is_empty() {
                     self.take(via);
-                    self.to_hand(us, captured_via);
+                    self.add_to_hand(us, captured_via);
                 }
                 // `to` may be `from` (now empty): a capture without moving, or a pass.
                 let cap = self.board[to];
                 if !cap.is_empty() {
                     self.take(to);
-                    self.to_hand(us, cap);
+                    self.add_to_hand(us, cap);
                 }
                 self.put(to, p);
                 (cap, p)
@@ -322,11 +322,11 @@ impl Position {
                 let (from, to) = (from as usize, to as usize);
                 self.take(to);
                 if !u.captured.is_empty() {
-                    self.from_hand(us, u.captured);
+                    self.take_from_hand(us, u.captured);
                     self.put(to, u.captured);
                 }
                 if let (Some(via), false) = (u.mv.via(), u.captured_via.is_empty()) {
-                    self.from_hand(us, u.captured_via);
+                    self.take_from_hand(us, u.captured_via);
                     self.put(via, u.captured_via);
                 }
                 self.put(from, u.moved);

@@ -227,6 +227,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../configs/variants/unashogi.toml"),
     ),
     ("chu", include_str!("../../../configs/variants/chu.toml")),
+    ("wa", include_str!("../../../configs/variants/wa.toml")),
+    (
+        "heian",
+        include_str!("../../../configs/variants/heian.toml"),
+    ),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).

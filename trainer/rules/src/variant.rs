@@ -96,6 +96,9 @@ pub struct KindInfo {
     pub bridge_exempt: bool,
 }
 
+/// A two-step move on the board: first step (file, rank), whether it captures, second step.
+pub(crate) type BoardLeg = ((i8, i8), bool, (i8, i8));
+
 /// One sliding direction of a piece: ranges per number of jumped pieces.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct RayMove {
@@ -189,7 +192,7 @@ pub struct Variant {
     pub(crate) n: usize,
     /// Two-step moves per (colour, kind) as board vectors: first step, whether it captures,
     /// second step.
-    pub(crate) legs: Vec<Vec<((i8, i8), bool, (i8, i8))>>,
+    pub(crate) legs: Vec<Vec<BoardLeg>>,
     /// Board direction vectors (file step, rank step in square index terms), closed under negation.
     pub(crate) dirs: Vec<(i8, i8)>,
     pub(crate) dir_opposite: Vec<u8>,
@@ -332,7 +335,7 @@ impl Variant {
 
     /// Two-step moves of kind `k` for colour `c`, as board vectors.
     #[inline(always)]
-    pub(crate) fn legs_of(&self, c: Color, k: Kind) -> &[((i8, i8), bool, (i8, i8))] {
+    pub(crate) fn legs_of(&self, c: Color, k: Kind) -> &[BoardLeg] {
         &self.legs[self.ck(c, k)]
     }
 

@@ -110,7 +110,7 @@ pub struct Encoder {
     /// Move types `(dx, dy)`, Betza convention from the mover's side, sorted.
     move_types: Vec<(i8, i8)>,
     /// Two-step move types: first step and whole offset, mover's view, Betza convention.
-    doubles: Vec<((i8, i8), (i8, i8))>,
+    doubles: Vec<DoubleType>,
     /// `type_of[(dy + ranks - 1) * (2 * files - 1) + dx + files - 1]`: index into `move_types`
     /// or `NO_TYPE`.
     type_of: Vec<u16>,
@@ -139,7 +139,7 @@ pub struct EncodingSpec {
     /// Two-step move types (first step, whole offset) in policy plane order, after the board
     /// move planes (absent before two-step moves existed: none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub doubles: Vec<((i8, i8), (i8, i8))>,
+    pub doubles: Vec<DoubleType>,
     /// Length of the policy vector.
     pub policy_len: usize,
     /// The layout (absent in sidecars written before layouts existed: generic).
@@ -176,8 +176,11 @@ fn derive_move_types(v: &Variant) -> Vec<(i8, i8)> {
     types
 }
 
+/// A two-step move type: first step and whole offset, mover's view, Betza convention.
+pub type DoubleType = ((i8, i8), (i8, i8));
+
 /// The distinct two-step moves of `v`'s pieces as (first step, whole offset), sorted.
-fn derive_doubles(v: &Variant) -> Vec<((i8, i8), (i8, i8))> {
+fn derive_doubles(v: &Variant) -> Vec<DoubleType> {
     let mut out: Vec<_> = v
         .kinds
         .iter()
@@ -335,7 +338,7 @@ impl Encoder {
     }
 
     /// The two-step move types (first step, whole offset), mover's view, in plane order.
-    pub fn doubles(&self) -> &[((i8, i8), (i8, i8))] {
+    pub fn doubles(&self) -> &[DoubleType] {
         &self.doubles
     }
 
