@@ -38,6 +38,8 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
         ("annan", None, 4),
         ("unashogi", None, 2),
         ("chu", None, 4),
+        ("wa", None, 4),
+        ("heian", None, 5),
     ] {
         let (n, s) = perft_ours(variant, depth, repeat)?;
         row(variant, depth, n, s);
