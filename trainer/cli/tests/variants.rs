@@ -88,3 +88,47 @@ fn tiny_runs_of_the_family_variants_complete() {
         }
     }
 }
+
+/// A generation's game quota that yields fewer samples than the first training step needs
+/// (one short game, 60 samples wanted) must not stall the run: self-play goes on past the quota
+/// until the trainer can start.
+#[test]
+fn a_game_quota_below_min_samples_does_not_stall_the_run() {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("quota-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("micro.toml");
+    let text = config("micro")
+        .replace("games_per_generation = 6", "games_per_generation = 1")
+        .replace("min_samples = 20", "min_samples = 60")
+        .replace("full_probability = 0.5", "full_probability = 1.0");
+    assert!(text.contains("games_per_generation = 1") && text.contains("min_samples = 60"));
+    std::fs::write(&cfg, text).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(["run", "--config", cfg.to_str().unwrap()])
+        .args(["--runs-dir", dir.to_str().unwrap()])
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .env("OMP_WAIT_POLICY", "PASSIVE")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        let limit = std::time::Duration::from_secs(300);
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("the run stalled: no first generation after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert!(status.success());
+    let state = common::state(&dir.join("micro"));
+    assert_eq!(state["generation"], 1);
+    assert!(state["total_samples"].as_u64().unwrap() >= 60, "{state}");
+    assert!(state["total_games"].as_u64().unwrap() > 1, "{state}");
+}

@@ -166,6 +166,13 @@ pub fn games_in(dir: &Path, generation: u64) -> Result<u64> {
         .sum())
 }
 
+/// Games and training samples stored for `generation`, from the listing.
+pub fn games_and_samples_in(dir: &Path, generation: u64) -> Result<(u64, u64)> {
+    Ok(list_generation(dir, generation)?
+        .iter()
+        .fold((0, 0), |(g, n), s| (g + s.games, n + s.samples)))
+}
+
 /// Removes temporary files (`.tmp…` names, or names containing `.tmp` followed by a process
 /// id, as atomic writes leave them when killed) older than `min_age` in `dirs`.
 pub fn clean_temporaries_in(dirs: &[PathBuf], min_age: std::time::Duration) -> usize {

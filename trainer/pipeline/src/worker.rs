@@ -255,14 +255,24 @@ struct Thread<'a> {
     /// Generation of the network searches start with now.
     network: Option<u64>,
     last_poll: Instant,
-    /// Capped runs: listed games per generation, when listed, and own games since.
-    listed: HashMap<u64, (u64, Instant)>,
+    /// Capped runs: per generation, the listed games and samples (samples of the run's
+    /// trained generations included), when listed, and own games since.
+    listed: HashMap<u64, Listed>,
     in_flight: HashMap<u64, u64>,
     error: Option<anyhow::Error>,
     idle: Duration,
     reporter: &'a Reporter,
     /// A published network that failed to load (reported once).
     unloadable: Option<u64>,
+}
+
+/// What a capped run's listing found for one generation.
+#[derive(Clone, Copy)]
+struct Listed {
+    games: u64,
+    /// The generation's samples plus those the trainer had already taken in.
+    samples: u64,
+    at: Instant,
 }
 
 impl Thread<'_> {
@@ -280,13 +290,16 @@ impl Thread<'_> {
         let mine = self.in_flight.get(&gen).copied().unwrap_or(0);
         let slots = (self.run.cfg.selfplay.parallel_games * self.source.groups()) as u64;
         let stale = match self.listed.get(&gen) {
-            Some(&(n, at)) => at.elapsed() > POLL || n + mine + slots >= cap,
+            Some(l) => l.at.elapsed() > POLL || l.games + mine + slots >= cap,
             None => true,
         };
         if stale {
-            match store::games_in(&self.run.dir, gen) {
-                Ok(n) => {
-                    self.listed.insert(gen, (n, Instant::now()));
+            match store::games_and_samples_in(&self.run.dir, gen) {
+                Ok((games, samples)) => {
+                    let taken_in = self.run.load_state().map_or(0, |s| s.total_samples);
+                    let at = Instant::now();
+                    let samples = samples + taken_in;
+                    self.listed.insert(gen, Listed { games, samples, at });
                 }
                 Err(e) => {
                     self.error = Some(e);
@@ -294,8 +307,13 @@ impl Thread<'_> {
                 }
             }
         }
-        let listed = self.listed.get(&gen).map_or(0, |x| x.0);
-        listed + mine >= cap
+        // Games past the cap go on while the trainer still lacks the samples its first step
+        // needs: short games can fill a generation's quota with fewer (a run would wait for
+        // ever).
+        let need = self.run.cfg.min_samples as u64;
+        self.listed
+            .get(&gen)
+            .is_some_and(|l| l.games + mine >= cap && l.samples >= need)
     }
 }
 
@@ -352,7 +370,8 @@ impl<'e> Control<'e> for Thread<'_> {
         match self.writer.write(gen, &game) {
             Ok(name) => {
                 if let Some(l) = self.listed.get_mut(&gen) {
-                    l.0 += 1;
+                    l.games += 1;
+                    l.samples += name.samples;
                 }
                 self.stats.games.fetch_add(1, Ordering::Relaxed);
                 self.stats
