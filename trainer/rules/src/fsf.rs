@@ -1088,6 +1088,29 @@ impl<'a> Exporter<'a> {
                     .to_string(),
             );
         }
+        for k in v.kinds.iter().filter(|k| k.last_rank_betza.is_some()) {
+            self.refuse(format!(
+                "{} has extra moves on its last rank (last_rank_betza); Fairy-Stockfish 11.1 \
+                 has no rank-dependent moves",
+                k.name
+            ));
+        }
+        for k in v.kinds.iter().filter(|k| k.move_max_per_file.is_some()) {
+            self.refuse(format!(
+                "{} may not move onto a file holding too many of its kind (move_max_per_file); \
+                 Fairy-Stockfish 11.1 limits drops only",
+                k.name
+            ));
+        }
+        for (i, k) in v.kinds.iter().enumerate() {
+            if !k.promoted && k.captured_as as usize != i {
+                self.refuse(format!(
+                    "{} goes to hand as {} when captured (captured_as); Fairy-Stockfish 11.1 \
+                     has no such rule",
+                    k.name, v.kinds[k.captured_as as usize].name
+                ));
+            }
+        }
         for k in v.kinds.iter().filter(|k| !k.legs.is_empty()) {
             self.refuse(format!(
                 "{} ({:?}) has two-step moves (Lion power); Fairy-Stockfish 11.1 has no \
@@ -1345,14 +1368,17 @@ mod tests {
             lions: _,         // refused
         } = VariantSpec::default();
         let PieceSpec {
-            letter: _,    // piece letters
-            name: _,      // comments and refusals
-            betza: _,     // matched against the built-in piece types
-            royal: _,     // king (one per side, moving as K) or refused
-            lion: _,      // refused with [lions]
-            promoted: _,  // promotedPieceType
-            promotion: _, // mandatoryPiecePromotion, pieceDemotion, or refused
-            drop: _,      // below
+            letter: _,            // piece letters
+            name: _,              // comments and refusals
+            betza: _,             // matched against the built-in piece types
+            royal: _,             // king (one per side, moving as K) or refused
+            lion: _,              // refused with [lions]
+            promoted: _,          // promotedPieceType
+            promotion: _,         // mandatoryPiecePromotion, pieceDemotion, or refused
+            drop: _,              // below
+            last_rank_betza: _,   // refused
+            move_max_per_file: _, // refused
+            captured_as: _,       // refused
         } = PieceSpec::default();
         let PromotedSpec {
             name: _,  // comments

@@ -8,7 +8,7 @@
 use crate::bitset::SquareSet;
 use crate::position::{attacked, moving_kind, piece_attacks, Position};
 use crate::types::{Color, Kind, Move, Piece};
-use crate::variant::{PromotionMode, Variant, CAPTURE, MAX_SIDE, MAX_SQUARES, MOVE};
+use crate::variant::{PromotionMode, RayMove, Variant, CAPTURE, MAX_SIDE, MAX_SQUARES, MOVE};
 
 /// Per-node data shared by the generation of every move.
 struct Ctx<'a> {
@@ -30,6 +30,8 @@ struct Ctx<'a> {
     /// The last move took a Lion with a piece that was not one: no non-Lion may take a Lion
     /// now, except the capturer standing on this square (a kirin that promoted to a Lion).
     counter_strike: Option<usize>,
+    /// With per-file move limits: own pieces of each kind per file (empty otherwise).
+    file_counts: Vec<[u8; MAX_SIDE as usize]>,
     scratch: [Piece; MAX_SQUARES],
 }
 
@@ -207,6 +209,17 @@ impl Ctx<'_> {
         }
     }
 
+    /// Whether a per-file move limit lets the piece of `kind` move from `from` to `to`.
+    #[cold]
+    fn file_allows(&self, kind: Kind, from: usize, to: usize) -> bool {
+        let v = self.v;
+        let Some(max) = v.kinds[kind as usize].move_max_per_file else {
+            return true;
+        };
+        let (fx, tx) = (v.coords(from).0, v.coords(to).0);
+        fx == tx || self.file_counts[kind as usize][tx] < max
+    }
+
     /// Whether a royal piece dropped on `to` (Unashogi) is out of check there.
     #[cold]
     fn royal_drop_safe(&mut self, kind: Kind, to: usize) -> bool {
@@ -239,6 +252,9 @@ impl Ctx<'_> {
             && !self.scratch[to].is_empty()
             && !self.lion_capture_ok(kind, from, None, to)
         {
+            return;
+        }
+        if !self.file_counts.is_empty() && !self.file_allows(kind, from, to) {
             return;
         }
         if self.needs_test(from, to) && !self.safe(mv) {
@@ -345,7 +361,8 @@ impl Position {
         let in_check = self.in_check();
         let mut sensitive = SquareSet::EMPTY;
         // With borrowed moves any move can change what attacks the royal piece: test them all.
-        let test_all = in_check || v.moves_from_behind;
+        // So do extra moves from the last rank, which the pin scan does not know.
+        let test_all = in_check || v.moves_from_behind || v.has_last_rank_moves;
         if let (Some(k), false) = (ksq, test_all) {
             let nd = v.dirs.len();
             let base = them.index() * v.kinds.len();
@@ -406,6 +423,16 @@ impl Position {
                         && !lion(u.moved)
                 })
                 .map(|u| u.mv.to()),
+            file_counts: match v.has_move_file_limits {
+                false => Vec::new(),
+                true => {
+                    let mut counts = vec![[0u8; MAX_SIDE as usize]; v.kinds.len()];
+                    for sq in self.occ[us.index()].iter() {
+                        counts[self.board[sq].kind() as usize][v.coords(sq).0] += 1;
+                    }
+                    counts
+                }
+            },
             scratch: self.board,
         };
 
@@ -426,25 +453,11 @@ impl Position {
                 }
             }
             for r in &v.rays[v.ck(us, moves_as)] {
-                let mut hops = 0usize;
-                for (i, &to) in v.ray(from, r.dir as usize).iter().enumerate() {
-                    if i >= r.max_range as usize {
-                        break;
-                    }
-                    let t = self.board[to as usize];
-                    if t.is_empty() {
-                        if i < r.move_range[hops] as usize {
-                            ctx.add(out, kind, from, to as usize);
-                        }
-                        continue;
-                    }
-                    if t.is_color(them) && i < r.cap_range[hops] as usize && !us_unarmed {
-                        ctx.add(out, kind, from, to as usize);
-                    }
-                    hops += 1;
-                    if hops > r.max_hop as usize {
-                        break;
-                    }
+                self.ray_moves(&mut ctx, out, r, kind, from, us_unarmed);
+            }
+            if v.has_last_rank_moves && v.last_rank[us.index()].contains(from) {
+                for r in v.last_rank_rays_of(us, moves_as) {
+                    self.ray_moves(&mut ctx, out, r, kind, from, us_unarmed);
                 }
             }
             if v.has_legs && !v.kinds[kind as usize].legs.is_empty() {
@@ -526,6 +539,40 @@ impl Position {
         }
     }
 
+    /// Adds the moves along one ray of the piece of `kind` on `from`.
+    #[inline(always)]
+    fn ray_moves(
+        &self,
+        ctx: &mut Ctx,
+        out: &mut Vec<Move>,
+        r: &RayMove,
+        kind: Kind,
+        from: usize,
+        unarmed: bool,
+    ) {
+        let v = ctx.v;
+        let mut hops = 0usize;
+        for (i, &to) in v.ray(from, r.dir as usize).iter().enumerate() {
+            if i >= r.max_range as usize {
+                break;
+            }
+            let t = self.board[to as usize];
+            if t.is_empty() {
+                if i < r.move_range[hops] as usize {
+                    ctx.add(out, kind, from, to as usize);
+                }
+                continue;
+            }
+            if t.is_color(ctx.them) && i < r.cap_range[hops] as usize && !unarmed {
+                ctx.add(out, kind, from, to as usize);
+            }
+            hops += 1;
+            if hops > r.max_hop as usize {
+                break;
+            }
+        }
+    }
+
     fn drop_gives_check(
         &self,
         scratch: &mut [Piece; MAX_SQUARES],
@@ -541,6 +588,7 @@ impl Position {
             || v.kinds[kind as usize].has_rays
             || kind != v.hand_kinds[hi]
             || v.moves_from_behind
+            || v.has_last_rank_moves
         {
             scratch[to] = Piece::new(us, kind);
             let r = attacked(v, scratch, eksq, us);

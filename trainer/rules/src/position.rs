@@ -2,7 +2,7 @@
 
 use crate::bitset::SquareSet;
 use crate::types::{Color, Kind, Move, Piece};
-use crate::variant::{Variant, CAPTURE, MAX_SQUARES};
+use crate::variant::{RayMove, Variant, CAPTURE, MAX_SQUARES};
 use std::sync::Arc;
 
 /// Most kinds a hand can hold.
@@ -219,7 +219,7 @@ impl Position {
     #[inline(always)]
     fn add_to_hand(&mut self, us: Color, cap: Piece) {
         let v = &self.variant;
-        let demoted = v.kinds[cap.kind() as usize].demoted;
+        let demoted = v.kinds[cap.kind() as usize].captured_as;
         if let Some(h) = v.kinds[demoted as usize].hand_index {
             let n = self.hands[us.index()][h];
             // SFEN parsing caps every kind's total at 255, so this cannot overflow.
@@ -231,7 +231,7 @@ impl Position {
     #[inline(always)]
     fn take_from_hand(&mut self, us: Color, cap: Piece) {
         let v = &self.variant;
-        let demoted = v.kinds[cap.kind() as usize].demoted;
+        let demoted = v.kinds[cap.kind() as usize].captured_as;
         if let Some(h) = v.kinds[demoted as usize].hand_index {
             let n = self.hands[us.index()][h];
             self.hands[us.index()][h] = n.saturating_sub(1);
@@ -363,7 +363,11 @@ impl Position {
                 out.insert(to as usize);
             }
         }
-        for r in &v.rays[v.ck(c, kind)] {
+        let extra = match v.last_rank[c.index()].contains(sq) {
+            true => v.last_rank_rays_of(c, kind),
+            false => &[],
+        };
+        for r in v.rays[v.ck(c, kind)].iter().chain(extra) {
             let mut hops = 0usize;
             for (i, &to) in v.ray(sq, r.dir as usize).iter().enumerate() {
                 if i >= r.max_range as usize {
@@ -420,7 +424,24 @@ pub(crate) fn piece_attacks(
     {
         return true;
     }
-    for r in &v.rays[v.ck(c, k)] {
+    if v.has_last_rank_moves
+        && v.last_rank[c.index()].contains(from)
+        && rays_hit(v, board, v.last_rank_rays_of(c, k), from, target)
+    {
+        return true;
+    }
+    rays_hit(v, board, &v.rays[v.ck(c, k)], from, target)
+}
+
+/// Whether one of `rays` from `from` reaches `target` with a capture on `board`.
+fn rays_hit(
+    v: &Variant,
+    board: &[Piece; MAX_SQUARES],
+    rays: &[RayMove],
+    from: usize,
+    target: usize,
+) -> bool {
+    for r in rays {
         let mut hops = 0usize;
         for (i, &to) in v.ray(from, r.dir as usize).iter().enumerate() {
             if i >= r.max_range as usize {
@@ -479,6 +500,15 @@ pub(crate) fn attacked(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize, by:
             hops += 1;
             if hops > scan.max_hop as usize {
                 break;
+            }
+        }
+    }
+    // Extra moves from the last rank (Whale shogi's dolphin) are not in the reverse tables.
+    if v.has_last_rank_moves {
+        for s in v.last_rank[by.index()].iter() {
+            let p = board[s];
+            if p.is_color(by) && rays_hit(v, board, v.last_rank_rays_of(by, p.kind()), s, sq) {
+                return true;
             }
         }
     }

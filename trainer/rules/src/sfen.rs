@@ -229,7 +229,7 @@ impl Position {
         for sq in 0..v.n {
             let p = self.board[sq];
             if !p.is_empty() {
-                totals[v.kinds[p.kind() as usize].demoted as usize] += 1;
+                totals[v.kinds[p.kind() as usize].captured_as as usize] += 1;
             }
         }
         for (hi, &k) in v.hand_kinds.iter().enumerate() {

@@ -83,6 +83,15 @@ pub struct PieceSpec {
     pub promotion: Option<String>,
     /// Drop restrictions of this piece.
     pub drop: Option<PieceDropSpec>,
+    /// Extra moves while the piece stands on its owner's last rank (Whale shogi's dolphin:
+    /// `bB`), in Betza.
+    pub last_rank_betza: Option<String>,
+    /// No move of this piece onto another file already holding this many own unpromoted pieces
+    /// of its kind (Whale shogi's dolphins: 2); drops follow `drop.max_per_file`.
+    pub move_max_per_file: Option<u8>,
+    /// When this piece is captured, the captor gets a piece of this letter in hand instead
+    /// (Whale shogi's porpoise becomes a killer whale); the piece itself is never in hand.
+    pub captured_as: Option<String>,
 }
 
 /// The promoted side of a piece.
@@ -231,6 +240,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     (
         "heian",
         include_str!("../../../configs/variants/heian.toml"),
+    ),
+    (
+        "whale",
+        include_str!("../../../configs/variants/whale.toml"),
     ),
 ];
 

@@ -94,6 +94,13 @@ pub struct KindInfo {
     /// Capturing this kind on a first step does not let a Lion take a protected Lion (Chu
     /// shogi's pawn and go-between).
     pub bridge_exempt: bool,
+    /// Extra moves (Betza) while it stands on its owner's last rank.
+    pub last_rank_betza: Option<String>,
+    /// No move onto another file holding this many own pieces of the kind.
+    pub move_max_per_file: Option<u8>,
+    /// The kind the captor gets in hand when this one is captured (its unpromoted kind unless
+    /// `captured_as` says otherwise); also the kind it counts as in material totals.
+    pub captured_as: Kind,
 }
 
 /// A two-step move on the board: first step (file, rank), whether it captures, second step.
@@ -188,11 +195,19 @@ pub struct Variant {
     pub lion_counter_strike: bool,
     /// Whether any piece has two-step moves.
     pub has_legs: bool,
+    /// Whether any piece has extra moves on its last rank.
+    pub has_last_rank_moves: bool,
+    /// Whether any piece has a per-file limit on its moves.
+    pub has_move_file_limits: bool,
 
     pub(crate) n: usize,
     /// Two-step moves per (colour, kind) as board vectors: first step, whether it captures,
     /// second step.
     pub(crate) legs: Vec<Vec<BoardLeg>>,
+    /// Extra ray moves per (colour, kind) from a square on the owner's last rank.
+    pub(crate) last_rank_rays: Vec<Vec<RayMove>>,
+    /// Each colour's last rank (the far edge).
+    pub(crate) last_rank: [SquareSet; 2],
     /// Board direction vectors (file step, rank step in square index terms), closed under negation.
     pub(crate) dirs: Vec<(i8, i8)>,
     pub(crate) dir_opposite: Vec<u8>,
@@ -334,6 +349,12 @@ impl Variant {
     }
 
     /// Two-step moves of kind `k` for colour `c`, as board vectors.
+    /// Extra rays of kind `k` for colour `c` from a square on `c`'s last rank.
+    #[inline(always)]
+    pub(crate) fn last_rank_rays_of(&self, c: Color, k: Kind) -> &[RayMove] {
+        &self.last_rank_rays[self.ck(c, k)]
+    }
+
     #[inline(always)]
     pub(crate) fn legs_of(&self, c: Color, k: Kind) -> &[BoardLeg] {
         &self.legs[self.ck(c, k)]
@@ -367,7 +388,7 @@ impl Variant {
     /// impossible.
     pub(crate) fn keeps_file(&self, k: Kind) -> bool {
         // A piece that can borrow any kind's moves can leave its file (Annan shogi's pawns).
-        if self.moves_from_behind {
+        if self.moves_from_behind || !self.last_rank_rays[self.ck(Color::Sente, k)].is_empty() {
             return false;
         }
         let files = self.files as usize;
@@ -499,6 +520,8 @@ impl Compiler<'_> {
         // Kinds: unpromoted in declaration order, then promoted forms.
         let mut kinds: Vec<KindInfo> = Vec::new();
         let mut atoms: Vec<Vec<MoveAtom>> = Vec::new();
+        // Extra moves on the last rank, per kind.
+        let mut extras: Vec<Vec<MoveAtom>> = Vec::new();
         let mut promoted_specs = Vec::new();
         for (i, p) in pieces.iter().enumerate() {
             let key = |k: &str| format!("pieces[{i}].{k}");
@@ -563,6 +586,24 @@ impl Compiler<'_> {
                 (_, n) => n,
             };
             let kind_has_rays = a.iter().any(|m| m.range != 1);
+            let extra = match &p.last_rank_betza {
+                None => Vec::new(),
+                Some(b) => {
+                    let (x, legs) = betza::parse_all(b)
+                        .map_err(|e| self.err(key("last_rank_betza"), e.to_string()))?;
+                    if !legs.is_empty() {
+                        return Err(self.err(
+                            key("last_rank_betza"),
+                            "two-step moves are not supported here",
+                        ));
+                    }
+                    x
+                }
+            };
+            if p.move_max_per_file == Some(0) {
+                return Err(self.err(key("move_max_per_file"), "must be at least 1"));
+            }
+            extras.push(extra);
             kinds.push(KindInfo {
                 letter,
                 promoted: false,
@@ -581,6 +622,9 @@ impl Compiler<'_> {
                 legs,
                 lion: p.lion,
                 bridge_exempt: false,
+                last_rank_betza: p.last_rank_betza.clone(),
+                move_max_per_file: p.move_max_per_file,
+                captured_as: kinds.len() as Kind,
             });
             atoms.push(a);
             promoted_specs.push((i, d));
@@ -618,8 +662,12 @@ impl Compiler<'_> {
                     legs,
                     lion: pr.lion,
                     bridge_exempt: false,
+                    last_rank_betza: None,
+                    move_max_per_file: None,
+                    captured_as: i as Kind,
                 });
                 atoms.push(a);
+                extras.push(Vec::new());
             }
         }
         if kinds.len() > MAX_KINDS {
@@ -631,12 +679,37 @@ impl Compiler<'_> {
                 ),
             ));
         }
+        for i in 0..base_count {
+            let Some(letter) = &pieces[i].captured_as else {
+                continue;
+            };
+            let key = format!("pieces[{i}].captured_as");
+            let mut cs = letter.chars();
+            let target = match (cs.next(), cs.next()) {
+                (Some(c), None) => kinds[..base_count]
+                    .iter()
+                    .position(|k| k.letter == c.to_ascii_uppercase()),
+                _ => None,
+            }
+            .ok_or_else(|| self.err(&key, format!("{letter:?} is not the letter of a piece")))?;
+            if kinds[target].royal || pieces[target].captured_as.is_some() || target == i {
+                return Err(self.err(
+                    &key,
+                    "must name another piece that is not royal and keeps its own kind in hand",
+                ));
+            }
+            kinds[i].captured_as = target as Kind;
+        }
+        for i in base_count..kinds.len() {
+            kinds[i].captured_as = kinds[kinds[i].demoted as usize].captured_as;
+        }
         let drops_on = drops.enabled.unwrap_or(true);
         let mut hand_kinds = Vec::new();
         if drops_on {
             let royal_drops = drops.royal.unwrap_or(false);
             for (i, k) in kinds.iter_mut().enumerate().take(base_count) {
-                if !k.royal || royal_drops {
+                // A piece that goes to hand as another kind has no hand slot of its own.
+                if (!k.royal || royal_drops) && k.captured_as as usize == i {
                     k.hand_index = Some(hand_kinds.len());
                     hand_kinds.push(i as Kind);
                 }
@@ -655,6 +728,14 @@ impl Compiler<'_> {
             }
         };
         let has_legs = kinds.iter().any(|k| !k.legs.is_empty());
+        let has_last_rank_moves = kinds.iter().any(|k| k.last_rank_betza.is_some());
+        let has_move_file_limits = kinds.iter().any(|k| k.move_max_per_file.is_some());
+        if has_last_rank_moves && moves_from_behind {
+            return Err(self.err(
+                "moves_from",
+                "borrowed moves and last-rank moves cannot be combined",
+            ));
+        }
         if has_legs && moves_from_behind {
             return Err(self.err(
                 "moves_from",
@@ -737,8 +818,12 @@ impl Compiler<'_> {
             lion_protected,
             lion_counter_strike,
             has_legs,
+            has_last_rank_moves,
+            has_move_file_limits,
             n,
             legs: Vec::new(),
+            last_rank_rays: Vec::new(),
+            last_rank: [SquareSet::EMPTY; 2],
             dirs: Vec::new(),
             dir_opposite: Vec::new(),
             ray_start: Vec::new(),
@@ -762,7 +847,7 @@ impl Compiler<'_> {
             z_hand: Vec::new(),
             z_side: 0,
         };
-        build_tables(&mut v, &atoms);
+        build_tables(&mut v, &atoms, &extras);
         self.build_drop_squares(&mut v, &promoted_specs)?;
 
         // The start position must parse; its material bounds every other position's.
@@ -873,14 +958,83 @@ fn board_vec(c: Color, dx: i8, dy: i8) -> (i8, i8) {
     }
 }
 
-fn build_tables(v: &mut Variant, atoms: &[Vec<MoveAtom>]) {
+/// A kind's atoms for colour `c` as rays merged per direction and leaps merged per vector
+/// (minus what a ray already gives at distance one).
+fn merge_moves(
+    dirs: &[(i8, i8)],
+    c: Color,
+    katoms: &[MoveAtom],
+) -> (Vec<RayMove>, Vec<((i8, i8), u8)>) {
+    // Rays merged per direction.
+    let mut rays: Vec<RayMove> = Vec::new();
+    for a in katoms.iter().filter(|a| a.range != 1) {
+        let bv = board_vec(c, a.dx, a.dy);
+        let d = dirs.iter().position(|&x| x == bv).unwrap() as u8;
+        let r = match rays.iter_mut().find(|r| r.dir == d) {
+            Some(r) => r,
+            None => {
+                rays.push(RayMove {
+                    dir: d,
+                    ..Default::default()
+                });
+                rays.last_mut().unwrap()
+            }
+        };
+        let range = if a.range == 0 { u8::MAX } else { a.range };
+        for h in 0..=MAX_HOPS {
+            if a.hops >> h & 1 != 0 {
+                if a.can_move {
+                    r.move_range[h] = r.move_range[h].max(range);
+                }
+                if a.can_capture {
+                    r.cap_range[h] = r.cap_range[h].max(range);
+                }
+                r.max_hop = r.max_hop.max(h as u8);
+                r.max_range = r.max_range.max(range);
+            }
+        }
+    }
+    // Leaps merged per vector, minus what a ray already gives at distance one.
+    let mut leaps: Vec<((i8, i8), u8)> = Vec::new();
+    for a in katoms.iter().filter(|a| a.range == 1) {
+        let bv = board_vec(c, a.dx, a.dy);
+        let mut mode = 0;
+        if a.can_move && a.hops & 1 != 0 {
+            mode |= MOVE;
+        }
+        if a.can_capture && a.hops & 1 != 0 {
+            mode |= CAPTURE;
+        }
+        if let Some(r) = rays.iter().find(|r| dirs[r.dir as usize] == bv) {
+            if r.move_range[0] >= 1 {
+                mode &= !MOVE;
+            }
+            if r.cap_range[0] >= 1 {
+                mode &= !CAPTURE;
+            }
+        }
+        match leaps.iter_mut().find(|l| l.0 == bv) {
+            Some(l) => l.1 |= mode,
+            None => leaps.push((bv, mode)),
+        }
+    }
+    leaps.retain(|l| l.1 != 0);
+    (rays, leaps)
+}
+
+fn build_tables(v: &mut Variant, atoms: &[Vec<MoveAtom>], extras: &[Vec<MoveAtom>]) {
     let n = v.n;
     let files = v.files as i32;
     let ranks = v.ranks as i32;
     let nk = v.kinds.len();
     // Directions of every riding atom, for both colours, closed under negation.
     let mut dirs: Vec<(i8, i8)> = Vec::new();
-    for a in atoms.iter().flatten().filter(|a| a.range != 1) {
+    for a in atoms
+        .iter()
+        .chain(extras)
+        .flatten()
+        .filter(|a| a.range != 1)
+    {
         for c in Color::ALL {
             let d = board_vec(c, a.dx, a.dy);
             for d in [d, (-d.0, -d.1)] {
@@ -940,71 +1094,40 @@ fn build_tables(v: &mut Variant, atoms: &[Vec<MoveAtom>]) {
     v.immobile = vec![false; 2 * nk * n];
     v.ray_attack = vec![[0; MAX_HOPS + 1]; 2 * nk * nd];
     let mut leap_att: Vec<Vec<(u8, u64)>> = vec![Vec::new(); 2 * n];
+    v.last_rank_rays = vec![Vec::new(); 2 * nk];
+    for c in Color::ALL {
+        let mut last = SquareSet::EMPTY;
+        for x in 0..v.files as usize {
+            let y = match c {
+                Color::Sente => 0,
+                Color::Gote => v.ranks as usize - 1,
+            };
+            last.insert(v.square(x, y));
+        }
+        v.last_rank[c.index()] = last;
+    }
     for c in Color::ALL {
         for (k, katoms) in atoms.iter().enumerate() {
             let ck = c.index() * nk + k;
-            // Rays merged per direction.
-            let mut rays: Vec<RayMove> = Vec::new();
-            for a in katoms.iter().filter(|a| a.range != 1) {
-                let bv = board_vec(c, a.dx, a.dy);
-                let d = v.dirs.iter().position(|&x| x == bv).unwrap() as u8;
-                let r = match rays.iter_mut().find(|r| r.dir == d) {
-                    Some(r) => r,
-                    None => {
-                        rays.push(RayMove {
-                            dir: d,
-                            ..Default::default()
-                        });
-                        rays.last_mut().unwrap()
-                    }
-                };
-                let range = if a.range == 0 { u8::MAX } else { a.range };
-                for h in 0..=MAX_HOPS {
-                    if a.hops >> h & 1 != 0 {
-                        if a.can_move {
-                            r.move_range[h] = r.move_range[h].max(range);
-                        }
-                        if a.can_capture {
-                            r.cap_range[h] = r.cap_range[h].max(range);
-                        }
-                        r.max_hop = r.max_hop.max(h as u8);
-                        r.max_range = r.max_range.max(range);
-                    }
-                }
-            }
-            // Leaps merged per vector, minus what a ray already gives at distance one.
-            let mut leaps: Vec<((i8, i8), u8)> = Vec::new();
-            for a in katoms.iter().filter(|a| a.range == 1) {
-                let bv = board_vec(c, a.dx, a.dy);
-                let mut mode = 0;
-                if a.can_move && a.hops & 1 != 0 {
-                    mode |= MOVE;
-                }
-                if a.can_capture && a.hops & 1 != 0 {
-                    mode |= CAPTURE;
-                }
-                if let Some(r) = rays.iter().find(|r| v.dirs[r.dir as usize] == bv) {
-                    if r.move_range[0] >= 1 {
-                        mode &= !MOVE;
-                    }
-                    if r.cap_range[0] >= 1 {
-                        mode &= !CAPTURE;
-                    }
-                }
-                match leaps.iter_mut().find(|l| l.0 == bv) {
-                    Some(l) => l.1 |= mode,
-                    None => leaps.push((bv, mode)),
-                }
-            }
-            leaps.retain(|l| l.1 != 0);
+            let (rays, leaps) = merge_moves(&v.dirs, c, katoms);
+            let (extra_rays, extra_leaps) = merge_moves(&v.dirs, c, &extras[k]);
             for sq in 0..n {
                 let (x, y) = v.coords(sq);
                 let start = v.leaps.len() as u32;
-                for &((dx, dy), mode) in &leaps {
+                let on_last = v.last_rank[c.index()].contains(sq);
+                let here = leaps.iter().chain(extra_leaps.iter().filter(|_| on_last));
+                for &((dx, dy), mode) in here {
                     let (tx, ty) = (x as i32 + dx as i32, y as i32 + dy as i32);
                     if on(tx, ty) {
                         let to = (ty * files + tx) as usize;
-                        v.leaps.push((to as u8, mode));
+                        // An extra leap to a square a plain one reaches adds its modes.
+                        match v.leaps[start as usize..]
+                            .iter_mut()
+                            .find(|l| l.0 as usize == to)
+                        {
+                            Some(l) => l.1 |= mode,
+                            None => v.leaps.push((to as u8, mode)),
+                        }
                         if mode & CAPTURE != 0 {
                             let e = &mut leap_att[c.index() * n + to];
                             match e.iter_mut().find(|e| e.0 as usize == sq) {
@@ -1015,9 +1138,14 @@ fn build_tables(v: &mut Variant, atoms: &[Vec<MoveAtom>]) {
                     }
                 }
                 v.leap_index[ck * n + sq] = (start, v.leaps.len() as u32);
-                let ray_moves = rays.iter().any(|r| v.ray_len[sq * nd + r.dir as usize] > 0);
+                let extra = extra_rays.iter().filter(|_| on_last);
+                let ray_moves = rays
+                    .iter()
+                    .chain(extra)
+                    .any(|r| v.ray_len[sq * nd + r.dir as usize] > 0);
                 v.immobile[ck * n + sq] = v.leaps.len() as u32 == start && !ray_moves;
             }
+            v.last_rank_rays[ck] = extra_rays;
             for r in &rays {
                 let scan = v.dir_opposite[r.dir as usize] as usize;
                 v.ray_attack[ck * nd + scan] = r.cap_range;

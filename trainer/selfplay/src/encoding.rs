@@ -155,8 +155,11 @@ fn derive_move_types(v: &Variant) -> Vec<(i8, i8)> {
     let mut types: Vec<(i8, i8)> = Vec::new();
     for kind in &v.kinds {
         // The variant compiled, so its Betza strings parse.
-        let atoms = betza::parse(&kind.betza)
+        let mut atoms = betza::parse(&kind.betza)
             .unwrap_or_else(|e| panic!("betza {:?} of {}: {e}", kind.betza, kind.name));
+        if let Some(extra) = &kind.last_rank_betza {
+            atoms.extend(betza::parse(extra).unwrap_or_else(|e| panic!("betza {extra:?}: {e}")));
+        }
         for a in atoms {
             let reach = match a.range {
                 0 => files.max(ranks),
@@ -244,7 +247,7 @@ impl Encoder {
             if p.is_empty() {
                 continue;
             }
-            let base = variant.kinds[p.kind() as usize].demoted;
+            let base = variant.kinds[p.kind() as usize].captured_as;
             if let Some(h) = variant.kinds[base as usize].hand_index {
                 counts[h] += 1;
             }
