@@ -30,8 +30,10 @@ struct Ctx<'a> {
     /// The last move took a Lion with a piece that was not one: no non-Lion may take a Lion
     /// now, except the capturer standing on this square (a kirin that promoted to a Lion).
     counter_strike: Option<usize>,
-    /// With per-file move limits: own pieces of each kind per file (empty otherwise).
-    file_counts: Vec<[u8; MAX_SIDE as usize]>,
+    /// Neither Lion rules nor per-file move limits apply (the common case, tested once).
+    plain: bool,
+    /// Promotion follows the plain zone rule (any move touching the zone).
+    plain_promotion: bool,
     scratch: [Piece; MAX_SQUARES],
 }
 
@@ -156,6 +158,9 @@ impl Ctx<'_> {
     fn may_promote(&self, kind: Kind, from: usize, to: usize) -> bool {
         let v = self.v;
         let (f, t) = (self.zone.contains(from), self.zone.contains(to));
+        if self.plain_promotion {
+            return f || t;
+        }
         let by_zone = match v.promotion_entering {
             false => f || t,
             true => (t && !f) || (f && !self.scratch[to].is_empty()),
@@ -209,6 +214,15 @@ impl Ctx<'_> {
         }
     }
 
+    /// The Lion rules and per-file move limits for a board move.
+    #[cold]
+    fn special_ok(&mut self, kind: Kind, from: usize, to: usize) -> bool {
+        let lion_ok = !self.lion_rules
+            || self.scratch[to].is_empty()
+            || self.lion_capture_ok(kind, from, None, to);
+        lion_ok && self.file_allows(kind, from, to)
+    }
+
     /// Whether a per-file move limit lets the piece of `kind` move from `from` to `to`.
     #[cold]
     fn file_allows(&self, kind: Kind, from: usize, to: usize) -> bool {
@@ -217,7 +231,11 @@ impl Ctx<'_> {
             return true;
         };
         let (fx, tx) = (v.coords(from).0, v.coords(to).0);
-        fx == tx || self.file_counts[kind as usize][tx] < max
+        let own = Piece::new(self.us, kind);
+        let on_file = v.file_squares[tx]
+            .iter()
+            .filter(|&s| self.scratch[s] == own);
+        fx == tx || on_file.count() < max as usize
     }
 
     /// Whether a royal piece dropped on `to` (Unashogi) is out of check there.
@@ -248,13 +266,7 @@ impl Ctx<'_> {
             promote: false,
         };
         let v = self.v;
-        if self.lion_rules
-            && !self.scratch[to].is_empty()
-            && !self.lion_capture_ok(kind, from, None, to)
-        {
-            return;
-        }
-        if !self.file_counts.is_empty() && !self.file_allows(kind, from, to) {
+        if !self.plain && !self.special_ok(kind, from, to) {
             return;
         }
         if self.needs_test(from, to) && !self.safe(mv) {
@@ -423,20 +435,13 @@ impl Position {
                         && !lion(u.moved)
                 })
                 .map(|u| u.mv.to()),
-            file_counts: match v.has_move_file_limits {
-                false => Vec::new(),
-                true => {
-                    let mut counts = vec![[0u8; MAX_SIDE as usize]; v.kinds.len()];
-                    for sq in self.occ[us.index()].iter() {
-                        counts[self.board[sq].kind() as usize][v.coords(sq).0] += 1;
-                    }
-                    counts
-                }
-            },
+            plain: !(v.lion_protected || v.lion_counter_strike || v.has_move_file_limits),
+            plain_promotion: !(v.promotion_entering || v.immobile_may_promote),
             scratch: self.board,
         };
 
         // Board moves.
+        let piece_extras = v.has_legs || v.has_last_rank_moves;
         for from in self.occ[us.index()].iter() {
             // Promotion follows the piece's own kind, its moves may be borrowed.
             let kind = self.board[from].kind();
@@ -453,15 +458,36 @@ impl Position {
                 }
             }
             for r in &v.rays[v.ck(us, moves_as)] {
-                self.ray_moves(&mut ctx, out, r, kind, from, us_unarmed);
-            }
-            if v.has_last_rank_moves && v.last_rank[us.index()].contains(from) {
-                for r in v.last_rank_rays_of(us, moves_as) {
-                    self.ray_moves(&mut ctx, out, r, kind, from, us_unarmed);
+                let mut hops = 0usize;
+                for (i, &to) in v.ray(from, r.dir as usize).iter().enumerate() {
+                    if i >= r.max_range as usize {
+                        break;
+                    }
+                    let t = self.board[to as usize];
+                    if t.is_empty() {
+                        if i < r.move_range[hops] as usize {
+                            ctx.add(out, kind, from, to as usize);
+                        }
+                        continue;
+                    }
+                    if t.is_color(them) && i < r.cap_range[hops] as usize && !us_unarmed {
+                        ctx.add(out, kind, from, to as usize);
+                    }
+                    hops += 1;
+                    if hops > r.max_hop as usize {
+                        break;
+                    }
                 }
             }
-            if v.has_legs && !v.kinds[kind as usize].legs.is_empty() {
-                ctx.add_doubles(out, kind, from, us_unarmed);
+            if piece_extras {
+                if v.has_last_rank_moves && v.last_rank[us.index()].contains(from) {
+                    for r in v.last_rank_rays_of(us, moves_as) {
+                        self.ray_moves(&mut ctx, out, r, kind, from, us_unarmed);
+                    }
+                }
+                if v.has_legs && !v.kinds[kind as usize].legs.is_empty() {
+                    ctx.add_doubles(out, kind, from, us_unarmed);
+                }
             }
         }
 
@@ -539,8 +565,9 @@ impl Position {
         }
     }
 
-    /// Adds the moves along one ray of the piece of `kind` on `from`.
-    #[inline(always)]
+    /// Adds the moves along one extra ray (from the last rank) of the piece of `kind` on `from`;
+    /// the same walk as the plain rays' in `generate_with`.
+    #[cold]
     fn ray_moves(
         &self,
         ctx: &mut Ctx,

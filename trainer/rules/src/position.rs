@@ -504,13 +504,15 @@ pub(crate) fn attacked(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize, by:
         }
     }
     // Extra moves from the last rank (Whale shogi's dolphin) are not in the reverse tables.
-    if v.has_last_rank_moves {
-        for s in v.last_rank[by.index()].iter() {
-            let p = board[s];
-            if p.is_color(by) && rays_hit(v, board, v.last_rank_rays_of(by, p.kind()), s, sq) {
-                return true;
-            }
-        }
-    }
-    false
+    v.has_last_rank_moves && last_rank_attacked(v, board, sq, by)
+}
+
+/// Whether a piece of `by` on its last rank attacks `sq` with its extra moves from there.
+#[cold]
+#[inline(never)]
+fn last_rank_attacked(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize, by: Color) -> bool {
+    v.last_rank[by.index()].iter().any(|s| {
+        let p = board[s];
+        p.is_color(by) && rays_hit(v, board, v.last_rank_rays_of(by, p.kind()), s, sq)
+    })
 }
