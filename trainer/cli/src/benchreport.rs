@@ -40,6 +40,7 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
         ("chu", None, 4),
         ("wa", None, 4),
         ("heian", None, 5),
+        ("whale", None, 7),
     ] {
         let (n, s) = perft_ours(variant, depth, repeat)?;
         row(variant, depth, n, s);

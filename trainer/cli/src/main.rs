@@ -29,8 +29,8 @@ enum Command {
     /// Count leaf nodes of the legal move tree (rules self-test and speed check).
     Perft {
         /// Variant: a config file stem in ./configs/variants (shogi, minishogi, cannon-shosu,
-        /// hand, judkins, yari, tori, kyoto, micro, sho, cannon, annan, unashogi, chu), a built-in
-        /// variant, or a path to a .toml file.
+        /// hand, judkins, yari, tori, kyoto, micro, sho, cannon, annan, unashogi, chu, wa, heian,
+        /// whale), a built-in variant, or a path to a .toml file.
         #[arg(long)]
         variant: String,
         /// Start from this SFEN instead of the variant's start position.

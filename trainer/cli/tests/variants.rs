@@ -58,6 +58,7 @@ fn tiny_runs_of_the_family_variants_complete() {
     std::fs::create_dir_all(&dir).unwrap();
     for variant in [
         "judkins", "yari", "tori", "kyoto", "micro", "sho", "cannon", "annan", "unashogi", "chu",
+        "wa", "heian", "whale",
     ] {
         let cfg = dir.join(format!("{variant}.toml"));
         std::fs::write(&cfg, config(variant)).unwrap();

@@ -103,6 +103,9 @@ pub struct KindInfo {
     pub captured_as: Kind,
 }
 
+/// A leap on the board: (file, rank) vector and its MOVE/CAPTURE modes.
+type BoardLeap = ((i8, i8), u8);
+
 /// A two-step move on the board: first step (file, rank), whether it captures, second step.
 pub(crate) type BoardLeg = ((i8, i8), bool, (i8, i8));
 
@@ -960,11 +963,7 @@ fn board_vec(c: Color, dx: i8, dy: i8) -> (i8, i8) {
 
 /// A kind's atoms for colour `c` as rays merged per direction and leaps merged per vector
 /// (minus what a ray already gives at distance one).
-fn merge_moves(
-    dirs: &[(i8, i8)],
-    c: Color,
-    katoms: &[MoveAtom],
-) -> (Vec<RayMove>, Vec<((i8, i8), u8)>) {
+fn merge_moves(dirs: &[(i8, i8)], c: Color, katoms: &[MoveAtom]) -> (Vec<RayMove>, Vec<BoardLeap>) {
     // Rays merged per direction.
     let mut rays: Vec<RayMove> = Vec::new();
     for a in katoms.iter().filter(|a| a.range != 1) {
@@ -995,7 +994,7 @@ fn merge_moves(
         }
     }
     // Leaps merged per vector, minus what a ray already gives at distance one.
-    let mut leaps: Vec<((i8, i8), u8)> = Vec::new();
+    let mut leaps: Vec<BoardLeap> = Vec::new();
     for a in katoms.iter().filter(|a| a.range == 1) {
         let bv = board_vec(c, a.dx, a.dy);
         let mut mode = 0;

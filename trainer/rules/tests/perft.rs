@@ -219,3 +219,9 @@ fn unashogi_regression() {
 fn chu_lishogi_and_regression() {
     run("chu.perft", false);
 }
+
+/// Whale shogi: depths 1 and 2 by hand, deeper ones ours (see the file).
+#[test]
+fn whale_regression() {
+    run("whale.perft", false);
+}
