@@ -7,9 +7,12 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rules::{Color, EndReason, Error, Outcome, Position, Variant, VariantSpec};
+use rules::{Color, EndReason, Outcome, Position, Variant, VariantSpec};
 use std::collections::BTreeSet;
 use std::sync::Arc;
+
+mod support;
+use support::*;
 
 fn var(name: &str) -> Arc<Variant> {
     Arc::new(Variant::builtin(name).unwrap_or_else(|e| panic!("built-in {name}: {e}")))
@@ -18,66 +21,6 @@ fn var(name: &str) -> Arc<Variant> {
 fn pos(variant: &str, sfen: &str) -> Position {
     Position::from_sfen_composed(&var(variant), sfen)
         .unwrap_or_else(|e| panic!("{variant} {sfen}: {e}"))
-}
-
-/// All legal moves in USI.
-fn moves(p: &Position) -> BTreeSet<String> {
-    p.legal_moves().iter().map(|&m| p.move_to_usi(m)).collect()
-}
-
-/// Legal moves whose USI text starts with `prefix` (a square like `5g` or a drop like `P*`).
-fn moves_with(p: &Position, prefix: &str) -> BTreeSet<String> {
-    // A square prefix ends with its rank letter, so `1a` never matches `10a...`.
-    moves(p)
-        .into_iter()
-        .filter(|m| m.starts_with(prefix))
-        .collect()
-}
-
-fn set(xs: &[&str]) -> BTreeSet<String> {
-    xs.iter().map(|s| s.to_string()).collect()
-}
-
-/// Target squares of the legal drops of `letter`.
-fn drop_squares(p: &Position, letter: char) -> BTreeSet<String> {
-    let prefix = format!("{letter}*");
-    moves(p)
-        .into_iter()
-        .filter_map(|m| m.strip_prefix(&prefix).map(str::to_string))
-        .collect()
-}
-
-fn assert_legal(p: &Position, usi: &str) {
-    assert!(
-        moves(p).contains(usi),
-        "{usi} should be legal in {}; legal: {:?}",
-        p.to_sfen(),
-        moves(p)
-    );
-    let m = p
-        .parse_usi(usi)
-        .unwrap_or_else(|e| panic!("parse_usi({usi}) in {}: {e}", p.to_sfen()));
-    assert_eq!(p.move_to_usi(m), usi);
-}
-
-fn assert_illegal(p: &Position, usi: &str) {
-    assert!(
-        !moves(p).contains(usi),
-        "{usi} should be illegal in {}",
-        p.to_sfen()
-    );
-    match p.parse_usi(usi) {
-        Err(Error::Usi { token, .. }) => assert_eq!(token, usi),
-        other => panic!(
-            "parse_usi({usi}) in {}: expected a USI error, got {other:?}",
-            p.to_sfen()
-        ),
-    }
-}
-
-fn play(p: &mut Position, usi: &str) {
-    p.play_usi(usi)
-        .unwrap_or_else(|e| panic!("playing {usi} in {}: {e}", p.to_sfen()));
 }
 
 fn win(c: Color, reason: EndReason) -> Option<Outcome> {

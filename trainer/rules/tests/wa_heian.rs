@@ -5,33 +5,23 @@
 //! Squares are USI: file number, then rank letter; rank `a` is gote's back rank. Wa shogi has
 //! files 11..1 and ranks a..k, Heian shogi files 9..1 and ranks a..h. Sente moves towards `a`.
 
-use rules::{Color, EndReason, Error, Outcome, Position, Variant};
+use rules::{Color, EndReason, Outcome, Position, Variant};
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::sync::{Arc, OnceLock};
+
+mod support;
+use support::*;
 
 fn wa() -> Arc<Variant> {
     static V: OnceLock<Arc<Variant>> = OnceLock::new();
-    V.get_or_init(|| {
-        let path = Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../configs/variants/wa.toml"
-        ));
-        Arc::new(Variant::load(path).unwrap_or_else(|e| panic!("wa.toml: {e}")))
-    })
-    .clone()
+    V.get_or_init(|| Arc::new(Variant::builtin("wa").expect("built-in wa")))
+        .clone()
 }
 
 fn heian() -> Arc<Variant> {
     static V: OnceLock<Arc<Variant>> = OnceLock::new();
-    V.get_or_init(|| {
-        let path = Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../configs/variants/heian.toml"
-        ));
-        Arc::new(Variant::load(path).unwrap_or_else(|e| panic!("heian.toml: {e}")))
-    })
-    .clone()
+    V.get_or_init(|| Arc::new(Variant::builtin("heian").expect("built-in heian")))
+        .clone()
 }
 
 /// A composed position: `pieces` as (square, SFEN token), then side to move and hands.
@@ -71,72 +61,12 @@ fn pos(v: &Arc<Variant>, pieces: &[(&str, &str)], side_and_hands: &str) -> Posit
     Position::from_sfen_composed(v, &sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"))
 }
 
-/// All legal moves in USI.
-fn moves(p: &Position) -> BTreeSet<String> {
-    p.legal_moves().iter().map(|&m| p.move_to_usi(m)).collect()
-}
-
-/// Legal moves whose USI text starts with `prefix` (a square ending in its rank letter, so `1a`
-/// never matches `11a`, or a drop like `P*`).
-fn moves_with(p: &Position, prefix: &str) -> BTreeSet<String> {
-    moves(p)
-        .into_iter()
-        .filter(|m| m.starts_with(prefix))
-        .collect()
-}
-
 /// Destination squares of the legal moves from `from`, with or without promotion.
 fn dests(p: &Position, from: &str) -> BTreeSet<String> {
     moves_with(p, from)
         .iter()
         .map(|m| m[from.len()..].trim_end_matches('+').to_string())
         .collect()
-}
-
-/// Target squares of the legal drops of `letter`.
-fn drop_squares(p: &Position, letter: char) -> BTreeSet<String> {
-    let prefix = format!("{letter}*");
-    moves(p)
-        .into_iter()
-        .filter_map(|m| m.strip_prefix(&prefix).map(str::to_string))
-        .collect()
-}
-
-fn set(xs: &[&str]) -> BTreeSet<String> {
-    xs.iter().map(|s| s.to_string()).collect()
-}
-
-fn assert_legal(p: &Position, usi: &str) {
-    assert!(
-        moves(p).contains(usi),
-        "{usi} should be legal in {}; legal: {:?}",
-        p.to_sfen(),
-        moves(p)
-    );
-    let m = p
-        .parse_usi(usi)
-        .unwrap_or_else(|e| panic!("parse_usi({usi}) in {}: {e}", p.to_sfen()));
-    assert_eq!(p.move_to_usi(m), usi);
-}
-
-fn assert_illegal(p: &Position, usi: &str) {
-    assert!(
-        !moves(p).contains(usi),
-        "{usi} should be illegal in {}",
-        p.to_sfen()
-    );
-    match p.parse_usi(usi) {
-        Err(Error::Usi { token, .. }) => assert_eq!(token, usi),
-        other => panic!(
-            "parse_usi({usi}) in {}: expected a USI error, got {other:?}",
-            p.to_sfen()
-        ),
-    }
-}
-
-fn play(p: &mut Position, usi: &str) {
-    p.play_usi(usi)
-        .unwrap_or_else(|e| panic!("playing {usi} in {}: {e}", p.to_sfen()));
 }
 
 fn hands(p: &Position) -> String {

@@ -6,25 +6,15 @@ use rules::{Color, Position, Variant};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+mod support;
+use support::*;
+
 fn whale() -> Arc<Variant> {
     Arc::new(Variant::builtin("whale").expect("built-in whale"))
 }
 
 fn pos(sfen: &str) -> Position {
     Position::from_sfen_composed(&whale(), sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"))
-}
-
-/// Legal moves starting with `prefix` (a square, or a drop like `D*`), in USI.
-fn moves_with(p: &Position, prefix: &str) -> BTreeSet<String> {
-    p.legal_moves()
-        .into_iter()
-        .map(|m| p.move_to_usi(m))
-        .filter(|m| m.starts_with(prefix))
-        .collect()
-}
-
-fn set(xs: &[&str]) -> BTreeSet<String> {
-    xs.iter().map(|s| s.to_string()).collect()
 }
 
 #[test]

@@ -1,0 +1,69 @@
+//! Helpers shared by the hand-derived rule tests: legal moves in USI and assertions about them.
+#![allow(dead_code)]
+
+use rules::{Error, Position};
+use std::collections::BTreeSet;
+
+/// All legal moves in USI.
+pub fn moves(p: &Position) -> BTreeSet<String> {
+    p.legal_moves().iter().map(|&m| p.move_to_usi(m)).collect()
+}
+
+/// Legal moves whose USI text starts with `prefix` (a square ending in its rank letter, so `1a`
+/// never matches `11a`, or a drop like `P*`).
+pub fn moves_with(p: &Position, prefix: &str) -> BTreeSet<String> {
+    moves(p)
+        .into_iter()
+        .filter(|m| m.starts_with(prefix))
+        .collect()
+}
+
+/// A set of strings.
+pub fn set(xs: &[&str]) -> BTreeSet<String> {
+    xs.iter().map(|s| s.to_string()).collect()
+}
+
+/// Target squares of the legal drops of `letter`.
+pub fn drop_squares(p: &Position, letter: char) -> BTreeSet<String> {
+    let prefix = format!("{letter}*");
+    moves(p)
+        .into_iter()
+        .filter_map(|m| m.strip_prefix(&prefix).map(str::to_string))
+        .collect()
+}
+
+/// `usi` is legal, parses back to itself and is written the same way.
+pub fn assert_legal(p: &Position, usi: &str) {
+    assert!(
+        moves(p).contains(usi),
+        "{usi} should be legal in {}; legal: {:?}",
+        p.to_sfen(),
+        moves(p)
+    );
+    let m = p
+        .parse_usi(usi)
+        .unwrap_or_else(|e| panic!("parse_usi({usi}) in {}: {e}", p.to_sfen()));
+    assert_eq!(p.move_to_usi(m), usi);
+}
+
+/// `usi` is illegal, and parsing it names the token.
+pub fn assert_illegal(p: &Position, usi: &str) {
+    assert!(
+        !moves(p).contains(usi),
+        "{usi} should be illegal in {}",
+        p.to_sfen()
+    );
+    match p.parse_usi(usi) {
+        Err(Error::Usi { token, .. }) => assert_eq!(token, usi),
+        other => panic!(
+            "parse_usi({usi}) in {}: expected a USI error, got {other:?}",
+            p.to_sfen()
+        ),
+    }
+}
+
+/// Plays USI moves, naming the failing one.
+pub fn play(p: &mut Position, usi: &str) {
+    p.play_usi(usi)
+        .unwrap_or_else(|e| panic!("playing {usi} in {}: {e}", p.to_sfen()));
+}
