@@ -1144,6 +1144,13 @@ impl<'a> Exporter<'a> {
                     .to_string(),
             );
         }
+        if v.bare_king {
+            self.refuse(
+                "end.bare_king = true: a side left with only its king loses; Fairy-Stockfish 11.1 \
+                 has no bare-king rule for shogi variants"
+                    .to_string(),
+            );
+        }
         if v.max_plies > 0 {
             self.refuse(format!(
                 "end.max_plies = {}: a draw after {} plies; Fairy-Stockfish has no game-length \
@@ -1415,6 +1422,7 @@ mod tests {
             repetition_result: _, // nFoldValue
             perpetual_check: _,   // perpetualCheckIllegal
             max_plies: _,         // refused unless 0
+            bare_king: _,         // refused
         } = EndSpec::default();
     }
 }

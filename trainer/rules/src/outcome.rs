@@ -18,6 +18,8 @@ pub enum EndReason {
     PerpetualCheck,
     /// The configured ply limit was reached.
     MoveLimit,
+    /// A side was left with nothing but its royal pieces (`[end] bare_king`).
+    BareKing,
 }
 
 impl EndReason {
@@ -29,6 +31,7 @@ impl EndReason {
             EndReason::Repetition => "repetition",
             EndReason::PerpetualCheck => "perpetual check",
             EndReason::MoveLimit => "move limit",
+            EndReason::BareKing => "bare king",
         }
     }
 }
@@ -126,6 +129,11 @@ impl Position {
     pub fn outcome(&self) -> Option<Outcome> {
         let v = &*self.variant;
         let us = self.side;
+        if v.bare_king {
+            if let Some(o) = self.bare_king_outcome() {
+                return Some(o);
+            }
+        }
         if !self.has_legal_move() {
             if self.in_check() {
                 return Some(Outcome {
@@ -153,6 +161,43 @@ impl Position {
             });
         }
         None
+    }
+
+    /// Pieces of `c` other than royal ones, on the board and in hand.
+    fn non_royal_pieces(&self, c: Color) -> usize {
+        let hand: usize = self.hands[c.index()].iter().map(|&n| n as usize).sum();
+        self.occ[c.index()].len() - self.royals[c.index()] as usize + hand
+    }
+
+    /// The bare-king rule, judged at the turn of the side to move: bare against a side with
+    /// pieces, it loses, unless the opponent has one piece left that it can take now (baring the
+    /// opponent in turn); both sides bare is a draw.
+    fn bare_king_outcome(&self) -> Option<Outcome> {
+        let us = self.side;
+        let them = us.flip();
+        if self.non_royal_pieces(us) > 0 {
+            return None;
+        }
+        let theirs = self.non_royal_pieces(them);
+        if theirs == 0 {
+            return Some(Outcome {
+                winner: None,
+                reason: EndReason::BareKing,
+            });
+        }
+        if theirs == 1 {
+            let last = self.occ[them.index()]
+                .iter()
+                .find(|&s| !self.variant.kinds[self.board[s].kind() as usize].royal);
+            let takes = |sq: usize| self.legal_moves().iter().any(|m| m.to() == sq);
+            if last.is_some_and(takes) {
+                return None;
+            }
+        }
+        Some(Outcome {
+            winner: Some(them),
+            reason: EndReason::BareKing,
+        })
     }
 
     /// How many times the current position has occurred (including now).

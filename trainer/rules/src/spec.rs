@@ -191,6 +191,9 @@ pub struct EndSpec {
     pub perpetual_check: Option<String>,
     /// Plies after which the game is a draw; 0 = no limit.
     pub max_plies: Option<u32>,
+    /// A side left with nothing but its royal pieces loses (default false; see
+    /// `configs/variants/README.md`).
+    pub bare_king: Option<bool>,
 }
 
 /// The built-in variant files, embedded so the binary works from any directory.
@@ -441,6 +444,7 @@ fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantS
             repetition_result: or(ce.repetition_result, pe.repetition_result),
             perpetual_check: or(ce.perpetual_check, pe.perpetual_check),
             max_plies: or(ce.max_plies, pe.max_plies),
+            bare_king: or(ce.bare_king, pe.bare_king),
         }),
         match_rule: or(child.match_rule, parent.match_rule),
         moves_from: or(child.moves_from, parent.moves_from),

@@ -168,6 +168,8 @@ pub struct Variant {
     pub perpetual_check_loses: bool,
     /// Draw after this many plies (0: none).
     pub max_plies: u32,
+    /// A side left with nothing but royal pieces loses (the bare-king rule).
+    pub bare_king: bool,
     /// Match rule.
     pub match_rule: MatchRule,
     /// Whether any piece can jump over pieces on a line (cannons).
@@ -808,6 +810,7 @@ impl Compiler<'_> {
             repetition_result,
             perpetual_check_loses,
             max_plies: end.max_plies.unwrap_or(0),
+            bare_king: end.bare_king.unwrap_or(false),
             match_rule,
             has_hoppers,
             several_royals,

@@ -23,20 +23,6 @@ fn pos(variant: &str, sfen: &str) -> Position {
         .unwrap_or_else(|e| panic!("{variant} {sfen}: {e}"))
 }
 
-fn win(c: Color, reason: EndReason) -> Option<Outcome> {
-    Some(Outcome {
-        winner: Some(c),
-        reason,
-    })
-}
-
-fn draw(reason: EndReason) -> Option<Outcome> {
-    Some(Outcome {
-        winner: None,
-        reason,
-    })
-}
-
 /// Squares `<file><rank>` for the given files and ranks.
 fn squares(files: &[usize], ranks: &str) -> BTreeSet<String> {
     let mut s = BTreeSet::new();

@@ -753,10 +753,24 @@ fn heian_captured_pieces_leave_the_game() {
 }
 
 #[test]
-fn heian_bare_king_plays_on() {
-    // The reconstruction's bare-king win cannot be expressed: gote, left with its king alone,
-    // has not lost and still moves.
+fn heian_bare_king_loses() {
+    // Gote, left with its king alone against sente's gold and king, has lost.
     let p = pos(&heian(), &[("5e", "G"), ("9h", "K"), ("1a", "k")], "w -");
+    assert_eq!(p.outcome(), win(Color::Sente, EndReason::BareKing));
+    // Unless it can take sente's last piece at once: the game goes on, and after the capture
+    // both kings are bare, a draw.
+    let mut p = pos(&heian(), &[("2b", "G"), ("9h", "K"), ("1a", "k")], "w -");
     assert_eq!(p.outcome(), None);
-    assert_eq!(moves(&p), set(&["1a2a", "1a1b", "1a2b"]));
+    play(&mut p, "1a2b");
+    assert_eq!(p.outcome(), draw(EndReason::BareKing));
+    // A protected last piece cannot be taken: bare king loses.
+    let p = pos(&heian(), &[("2b", "G"), ("3c", "K"), ("1a", "k")], "w -");
+    assert_eq!(p.outcome(), win(Color::Sente, EndReason::BareKing));
+    // While it has another piece, the game goes on.
+    let p = pos(
+        &heian(),
+        &[("5e", "G"), ("9h", "K"), ("1a", "k"), ("8a", "l")],
+        "w -",
+    );
+    assert_eq!(p.outcome(), None);
 }

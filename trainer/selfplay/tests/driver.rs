@@ -307,7 +307,7 @@ fn every_builtin_variant_plays_to_an_end_by_its_rules() {
             full_simulations: 4,
             fast_simulations: 2,
             full_probability: 0.5,
-            max_plies: 5000,
+            max_plies: 20_000,
             ..Default::default()
         };
         let mut games: Vec<GameRecord> = Vec::new();

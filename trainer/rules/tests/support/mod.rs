@@ -1,7 +1,7 @@
 //! Helpers shared by the hand-derived rule tests: legal moves in USI and assertions about them.
 #![allow(dead_code)]
 
-use rules::{Error, Position};
+use rules::{Color, EndReason, Error, Outcome, Position};
 use std::collections::BTreeSet;
 
 /// All legal moves in USI.
@@ -66,4 +66,20 @@ pub fn assert_illegal(p: &Position, usi: &str) {
 pub fn play(p: &mut Position, usi: &str) {
     p.play_usi(usi)
         .unwrap_or_else(|e| panic!("playing {usi} in {}: {e}", p.to_sfen()));
+}
+
+/// A win for `c` by `reason`.
+pub fn win(c: Color, reason: EndReason) -> Option<Outcome> {
+    Some(Outcome {
+        winner: Some(c),
+        reason,
+    })
+}
+
+/// A draw by `reason`.
+pub fn draw(reason: EndReason) -> Option<Outcome> {
+    Some(Outcome {
+        winner: None,
+        reason,
+    })
 }
