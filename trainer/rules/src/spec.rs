@@ -248,6 +248,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "whale",
         include_str!("../../../configs/variants/whale.toml"),
     ),
+    (
+        "heian-dai",
+        include_str!("../../../configs/variants/heian-dai.toml"),
+    ),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).
