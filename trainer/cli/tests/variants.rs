@@ -57,8 +57,20 @@ fn tiny_runs_of_the_family_variants_complete() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for variant in [
-        "judkins", "yari", "tori", "kyoto", "micro", "sho", "cannon", "annan", "unashogi", "chu",
-        "wa", "heian", "whale",
+        "judkins",
+        "yari",
+        "tori",
+        "kyoto",
+        "micro",
+        "sho",
+        "cannon",
+        "annan",
+        "unashogi",
+        "chu",
+        "wa",
+        "heian",
+        "heian-dai",
+        "whale",
     ] {
         let cfg = dir.join(format!("{variant}.toml"));
         std::fs::write(&cfg, config(variant)).unwrap();

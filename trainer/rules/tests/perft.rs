@@ -225,3 +225,9 @@ fn chu_lishogi_and_regression() {
 fn whale_regression() {
     run("whale.perft", false);
 }
+
+/// Heian dai shogi: depths 1 and 2 by hand, deeper ones ours (see the file).
+#[test]
+fn heian_dai_regression() {
+    run("heian-dai.perft", false);
+}
