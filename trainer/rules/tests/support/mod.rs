@@ -1,8 +1,9 @@
 //! Helpers shared by the hand-derived rule tests: legal moves in USI and assertions about them.
 #![allow(dead_code)]
 
-use rules::{Color, EndReason, Error, Outcome, Position};
+use rules::{Color, EndReason, Error, Outcome, Position, Variant};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// All legal moves in USI.
 pub fn moves(p: &Position) -> BTreeSet<String> {
@@ -82,4 +83,41 @@ pub fn draw(reason: EndReason) -> Option<Outcome> {
         winner: None,
         reason,
     })
+}
+
+/// A composed position: `pieces` as (square, SFEN token), then side to move and hands.
+pub fn composed(v: &Arc<Variant>, pieces: &[(&str, &str)], side_and_hands: &str) -> Position {
+    let (files, ranks) = (v.files as usize, v.ranks as usize);
+    let mut board = vec![vec![""; files]; ranks];
+    for &(sq, token) in pieces {
+        let split = sq.find(|c: char| c.is_ascii_lowercase()).unwrap();
+        let file: usize = sq[..split].parse().unwrap();
+        let rank = (sq.as_bytes()[split] - b'a') as usize;
+        assert!(board[rank][files - file].is_empty(), "{sq} used twice");
+        board[rank][files - file] = token;
+    }
+    let rows: Vec<String> = board
+        .iter()
+        .map(|row| {
+            let mut s = String::new();
+            let mut empty = 0;
+            for &t in row {
+                if t.is_empty() {
+                    empty += 1;
+                } else {
+                    if empty > 0 {
+                        s.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    s.push_str(t);
+                }
+            }
+            if empty > 0 {
+                s.push_str(&empty.to_string());
+            }
+            s
+        })
+        .collect();
+    let sfen = format!("{} {side_and_hands} 1", rows.join("/"));
+    Position::from_sfen_composed(v, &sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"))
 }
