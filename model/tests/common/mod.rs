@@ -50,7 +50,7 @@ pub fn temp_dir(name: &str) -> PathBuf {
 /// Material value of a piece kind, by its letter and promotion (kings count 0).
 pub fn piece_value(v: &Variant, kind: rules::Kind) -> i32 {
     let k = &v.kinds[kind as usize];
-    match (k.letter.to_ascii_uppercase(), k.promoted) {
+    match (k.letter.unmarked().unwrap_or('?'), k.promoted) {
         ('P', false) => 1,
         ('P', true) => 6,
         ('L', false) => 3,

@@ -36,7 +36,7 @@ pub fn move_to_fsf(v: &Variant, mv: Move) -> String {
         ),
         Move::Drop { kind, to } => format!(
             "{}@{}",
-            v.kinds[kind as usize].letter.to_ascii_uppercase(),
+            v.kinds[kind as usize].letter,
             fsf_square(v, to as usize)
         ),
     }

@@ -31,12 +31,7 @@ pub fn render(pos: &Position) -> String {
             let t = if p.is_empty() {
                 ".".to_string()
             } else {
-                let t = v.kind_token(p.kind());
-                if p.color() == Color::Gote {
-                    t.to_ascii_lowercase()
-                } else {
-                    t
-                }
+                v.kind_token_for(p.color(), p.kind())
             };
             s.push_str(&format!("{t:>4}"));
         }
@@ -52,17 +47,8 @@ fn hand_text(pos: &Position, c: Color) -> String {
     for &k in &v.hand_kinds {
         let n = pos.hand_count(c, k);
         if n > 0 {
-            let l = v.kinds[k as usize].letter;
-            let l = if c == Color::Gote {
-                l.to_ascii_lowercase()
-            } else {
-                l
-            };
-            parts.push(if n > 1 {
-                format!("{l}x{n}")
-            } else {
-                l.to_string()
-            });
+            let l = v.kinds[k as usize].letter.cased(c);
+            parts.push(if n > 1 { format!("{l}x{n}") } else { l });
         }
     }
     if parts.is_empty() {

@@ -118,7 +118,7 @@ pub fn to_csa(g: &MatchGame) -> Option<String> {
     }
     let kname = |k: rules::Kind| {
         let info = &v.kinds[k as usize];
-        csa_name(info.letter, info.promoted)
+        csa_name(info.letter.unmarked()?, info.promoted)
     };
     let sign = |c: Color| if c == Color::Sente { '+' } else { '-' };
     let mut s = String::from("V2.2\n");

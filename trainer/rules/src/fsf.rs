@@ -17,7 +17,7 @@
 use crate::betza::{self, MoveAtom, MAX_HOPS};
 use crate::bitset::SquareSet;
 use crate::spec::PieceDropSpec;
-use crate::types::{Color, Kind};
+use crate::types::{Color, Kind, Letter};
 use crate::variant::{MatchRule, PromotionMode, StalemateValue, Variant};
 use crate::Position;
 use std::collections::BTreeMap;
@@ -422,7 +422,14 @@ impl<'a> Exporter<'a> {
                 }
                 None => {
                     owner[t] = Some(k);
-                    self.letter[k] = Some(v.kinds[k].letter.to_ascii_lowercase());
+                    match v.kinds[k].letter.unmarked() {
+                        Some(c) => self.letter[k] = Some(c.to_ascii_lowercase()),
+                        None => self.refuse(format!(
+                            "piece {}: Fairy-Stockfish 11.1 names pieces with one letter, \
+                             without a mark",
+                            self.label(k)
+                        )),
+                    }
                 }
             }
         }
@@ -946,7 +953,7 @@ impl<'a> Exporter<'a> {
             .pieces
             .iter()
             .flatten()
-            .find(|p| p.letter.eq_ignore_ascii_case(&letter.to_string()))
+            .find(|p| Letter::parse(&p.letter).map(|(l, _)| l) == Some(letter))
             .and_then(|p| p.drop.clone())
             .unwrap_or_default()
     }

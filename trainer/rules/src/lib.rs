@@ -38,7 +38,7 @@ pub use rng::SplitMix64;
 pub use spec::{
     DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec, PromotionSpec, VariantSpec,
 };
-pub use types::{Color, Kind, Move, Piece};
+pub use types::{Color, Kind, Letter, Move, Piece};
 pub use variant::{
     KindInfo, MatchRule, PromotionMode, StalemateValue, Variant, MAX_HAND_COUNT, MAX_KINDS,
     MAX_SIDE, MAX_SQUARES,

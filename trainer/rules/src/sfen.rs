@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::position::{HistoryEntry, Position, MAX_HAND_KINDS};
-use crate::types::{Color, Piece};
+use crate::types::{Color, Letter, Piece};
 use crate::variant::{Variant, MAX_HAND_COUNT};
 use std::sync::Arc;
 
@@ -80,19 +80,18 @@ impl Position {
                     let Some(&l) = bytes.get(i) else {
                         return Err(Error::sfen(row.to_string(), "'+' at the end of a rank"));
                     };
-                    let letter = l as char;
-                    if !letter.is_ascii_alphabetic() {
+                    let Some((letter, upper, len)) = Letter::read(&bytes[i..]) else {
                         return Err(Error::sfen(
                             row.to_string(),
-                            format!("unexpected character {letter:?}"),
+                            format!("unexpected character {:?}", l as char),
                         ));
-                    }
-                    let token = if promoted {
-                        format!("+{letter}")
-                    } else {
-                        letter.to_string()
                     };
-                    let Some(kind) = v.kind_by_letter(letter, promoted) else {
+                    let token = if promoted {
+                        format!("+{}", &row[i..i + len])
+                    } else {
+                        row[i..i + len].to_string()
+                    };
+                    let Some(kind) = v.kind_by(letter, promoted) else {
                         return Err(Error::sfen(token, format!("no such piece in {}", v.name)));
                     };
                     if x >= v.files as usize {
@@ -101,11 +100,7 @@ impl Position {
                             format!("rank {} is longer than {} files", y + 1, v.files),
                         ));
                     }
-                    let color = if letter.is_ascii_uppercase() {
-                        Color::Sente
-                    } else {
-                        Color::Gote
-                    };
+                    let color = if upper { Color::Sente } else { Color::Gote };
                     let sq = v.square(x, y);
                     if v.kinds[kind as usize].royal
                         && pos.royals[color.index()] > 0
@@ -115,7 +110,7 @@ impl Position {
                     }
                     pos.put(sq, Piece::new(color, kind));
                     x += 1;
-                    i += 1;
+                    i += len;
                 }
             }
             if x != v.files as usize {
@@ -146,16 +141,15 @@ impl Position {
                     } else {
                         hand[s..i].parse().unwrap_or(usize::MAX)
                     };
-                    let Some(&l) = b.get(i) else {
+                    if i >= b.len() {
                         return Err(Error::sfen(hand, "count without a piece letter"));
-                    };
-                    let letter = l as char;
-                    let token = &hand[s..=i];
-                    if !letter.is_ascii_alphabetic() {
-                        return Err(Error::sfen(token, "expected a piece letter"));
                     }
+                    let Some((letter, upper, len)) = Letter::read(&b[i..]) else {
+                        return Err(Error::sfen(&hand[s..=i], "expected a piece letter"));
+                    };
+                    let token = &hand[s..i + len];
                     let hi = v
-                        .kind_by_letter(letter, false)
+                        .kind_by(letter, false)
                         .and_then(|k| v.kinds[k as usize].hand_index);
                     let Some(hi) = hi else {
                         return Err(Error::sfen(
@@ -163,11 +157,7 @@ impl Position {
                             format!("not a piece that can be in hand in {}", v.name),
                         ));
                     };
-                    let color = if letter.is_ascii_uppercase() {
-                        Color::Sente
-                    } else {
-                        Color::Gote
-                    };
+                    let color = if upper { Color::Sente } else { Color::Gote };
                     let total = pos.hands[color.index()][hi] as usize + count;
                     if count == 0 || total > MAX_HAND_COUNT {
                         return Err(Error::sfen(
@@ -176,7 +166,7 @@ impl Position {
                         ));
                     }
                     pos.hands[color.index()][hi] = total as u8;
-                    i += 1;
+                    i += len;
                 }
             }
         }
@@ -335,12 +325,7 @@ impl Position {
                     s.push_str(&run.to_string());
                     run = 0;
                 }
-                let tok = v.kind_token(p.kind());
-                if p.color() == Color::Gote {
-                    s.push_str(&tok.to_ascii_lowercase());
-                } else {
-                    s.push_str(&tok);
-                }
+                s.push_str(&v.kind_token_for(p.color(), p.kind()));
             }
             if run > 0 {
                 s.push_str(&run.to_string());
@@ -359,12 +344,7 @@ impl Position {
                 if n > 1 {
                     hand.push_str(&n.to_string());
                 }
-                let l = v.kinds[k as usize].letter;
-                hand.push(if c == Color::Sente {
-                    l
-                } else {
-                    l.to_ascii_lowercase()
-                });
+                hand.push_str(&v.kinds[k as usize].letter.cased(c));
             }
         }
         if hand.is_empty() {

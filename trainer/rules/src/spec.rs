@@ -63,7 +63,8 @@ pub struct LionSpec {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PieceSpec {
-    /// One ASCII letter; uppercase in the file, lowercase for gote in SFEN.
+    /// One ASCII letter, optionally followed by a mark (`'` or `!`, for variants with more kinds
+    /// than letters); uppercase in the file, lowercase for gote in SFEN.
     pub letter: String,
     /// Name for humans.
     pub name: Option<String>,
@@ -252,6 +253,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "heian-dai",
         include_str!("../../../configs/variants/heian-dai.toml"),
     ),
+    ("dai", include_str!("../../../configs/variants/dai.toml")),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).

@@ -148,3 +148,80 @@ impl Move {
         matches!(self, Move::Drop { .. })
     }
 }
+
+/// The name of a piece kind in SFEN and USI: an ASCII letter, uppercase for sente and lowercase
+/// for gote, and for variants with more kinds than letters an optional mark after it, `'` or
+/// `!` (XBoard's convention for large shogi: `N'`, `l!`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Letter {
+    /// The letter, uppercase.
+    pub ch: char,
+    /// The mark after the letter, if any.
+    pub mark: Option<char>,
+}
+
+impl Letter {
+    /// The marks a letter may carry.
+    pub const MARKS: [char; 2] = ['\'', '!'];
+
+    /// A letter without a mark.
+    pub fn plain(ch: char) -> Letter {
+        Letter {
+            ch: ch.to_ascii_uppercase(),
+            mark: None,
+        }
+    }
+
+    /// Reads a letter and its optional mark at the start of `s`: the letter, whether it was
+    /// written in uppercase (sente), and the bytes read. None if `s` starts with no letter.
+    pub fn read(s: &[u8]) -> Option<(Letter, bool, usize)> {
+        let c = *s.first()? as char;
+        if !c.is_ascii_alphabetic() {
+            return None;
+        }
+        let mark = s
+            .get(1)
+            .map(|&m| m as char)
+            .filter(|m| Self::MARKS.contains(m));
+        let letter = Letter {
+            ch: c.to_ascii_uppercase(),
+            mark,
+        };
+        Some((letter, c.is_ascii_uppercase(), 1 + mark.is_some() as usize))
+    }
+
+    /// Parses a whole token such as `N'` (either case): the letter and whether it was uppercase.
+    pub fn parse(s: &str) -> Option<(Letter, bool)> {
+        match Self::read(s.as_bytes()) {
+            Some((l, upper, n)) if n == s.len() => Some((l, upper)),
+            _ => None,
+        }
+    }
+
+    /// The letter in one side's case: uppercase for sente, lowercase for gote.
+    pub fn cased(self, color: Color) -> String {
+        let ch = match color {
+            Color::Sente => self.ch,
+            Color::Gote => self.ch.to_ascii_lowercase(),
+        };
+        match self.mark {
+            Some(m) => format!("{ch}{m}"),
+            None => ch.to_string(),
+        }
+    }
+
+    /// The plain letter, or None when the letter has a mark.
+    pub fn unmarked(self) -> Option<char> {
+        match self.mark {
+            None => Some(self.ch),
+            Some(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Letter {
+    /// The letter in sente's case (uppercase).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.cased(Color::Sente))
+    }
+}

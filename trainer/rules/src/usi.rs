@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::position::Position;
-use crate::types::Move;
+use crate::types::{Letter, Move};
 use crate::variant::Variant;
 
 impl Variant {
@@ -76,16 +76,15 @@ impl Variant {
                 Some(p) if self.promoted_drops => (true, p),
                 _ => (false, piece),
             };
-            let mut chars = piece.chars();
-            let (Some(l), None) = (chars.next(), chars.next()) else {
+            let Some((l, _)) = Letter::parse(piece) else {
                 return Err(bad("a drop is LETTER*SQUARE, e.g. P*5e"));
             };
             let kind = self
-                .kind_by_letter(l, promoted)
+                .kind_by(l, promoted)
                 .filter(|&k| self.hand_index_of(k).is_some())
                 .ok_or_else(|| {
                     bad(&format!(
-                        "{l:?} is not a piece that can be dropped in {}",
+                        "{piece:?} is not a piece that can be dropped in {}",
                         self.name
                     ))
                 })?;

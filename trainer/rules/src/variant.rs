@@ -4,7 +4,7 @@ use crate::betza::{self, MoveAtom, TwoLeg, MAX_HOPS};
 use crate::bitset::SquareSet;
 use crate::error::{Error, Result};
 use crate::spec::{PieceSpec, VariantSpec};
-use crate::types::{Color, Kind};
+use crate::types::{Color, Kind, Letter};
 use std::path::Path;
 
 /// Largest board side supported (squares are indexed by one byte).
@@ -58,8 +58,8 @@ pub enum MatchRule {
 /// Everything known about one piece kind.
 #[derive(Clone, Debug)]
 pub struct KindInfo {
-    /// Letter as in SFEN (uppercase), without the `+`.
-    pub letter: char,
+    /// Letter as in SFEN (uppercase, with its mark if any), without the `+`.
+    pub letter: Letter,
     /// Whether this is a promoted form (`+letter`).
     pub promoted: bool,
     /// Name for humans.
@@ -316,22 +316,38 @@ impl Variant {
         self.zone[color.index()].contains(sq)
     }
 
-    /// The kind with this letter (uppercase or lowercase), unpromoted or promoted.
+    /// The kind with this plain letter (uppercase or lowercase), unpromoted or promoted.
     pub fn kind_by_letter(&self, letter: char, promoted: bool) -> Option<Kind> {
-        let up = letter.to_ascii_uppercase();
+        self.kind_by(Letter::plain(letter), promoted)
+    }
+
+    /// The kind with this letter (and mark), unpromoted or promoted.
+    pub fn kind_by(&self, letter: Letter, promoted: bool) -> Option<Kind> {
         self.kinds
             .iter()
-            .position(|k| k.letter == up && k.promoted == promoted)
+            .position(|k| k.letter == letter && k.promoted == promoted)
             .map(|k| k as Kind)
     }
 
-    /// The SFEN token of a kind (`P`, `+P`) in sente's case.
+    /// The unpromoted kind named by a config token such as `"P"` or `"N'"`.
+    pub fn base_kind_named(&self, token: &str) -> Option<Kind> {
+        let (letter, _) = Letter::parse(token)?;
+        self.kind_by(letter, false)
+    }
+
+    /// The SFEN token of a kind (`P`, `+P`, `N'`) in sente's case.
     pub fn kind_token(&self, kind: Kind) -> String {
+        self.kind_token_for(Color::Sente, kind)
+    }
+
+    /// The SFEN token of a kind in one side's case (`+p` for gote).
+    pub fn kind_token_for(&self, color: Color, kind: Kind) -> String {
         let k = &self.kinds[kind as usize];
+        let l = k.letter.cased(color);
         if k.promoted {
-            format!("+{}", k.letter)
+            format!("+{l}")
         } else {
-            k.letter.to_string()
+            l
         }
     }
 
@@ -532,7 +548,10 @@ impl Compiler<'_> {
             let key = |k: &str| format!("pieces[{i}].{k}");
             let letter = self.piece_letter(p, i)?;
             if kinds.iter().any(|k| k.letter == letter) {
-                return Err(self.err(key("letter"), format!("letter {letter:?} used twice")));
+                return Err(self.err(
+                    key("letter"),
+                    format!("letter {:?} used twice", letter.to_string()),
+                ));
             }
             let (a, legs) =
                 betza::parse_all(&p.betza).map_err(|e| self.err(key("betza"), e.to_string()))?;
@@ -689,14 +708,11 @@ impl Compiler<'_> {
                 continue;
             };
             let key = format!("pieces[{i}].captured_as");
-            let mut cs = letter.chars();
-            let target = match (cs.next(), cs.next()) {
-                (Some(c), None) => kinds[..base_count]
-                    .iter()
-                    .position(|k| k.letter == c.to_ascii_uppercase()),
-                _ => None,
-            }
-            .ok_or_else(|| self.err(&key, format!("{letter:?} is not the letter of a piece")))?;
+            let target = Letter::parse(letter)
+                .and_then(|(l, _)| kinds[..base_count].iter().position(|k| k.letter == l))
+                .ok_or_else(|| {
+                    self.err(&key, format!("{letter:?} is not the letter of a piece"))
+                })?;
             if kinds[target].royal || pieces[target].captured_as.is_some() || target == i {
                 return Err(self.err(
                     &key,
@@ -759,13 +775,8 @@ impl Compiler<'_> {
         };
         let lions = spec.lions.clone().unwrap_or_default();
         for (i, letter) in lions.bridge_exempt.iter().flatten().enumerate() {
-            let mut cs = letter.chars();
-            let found = match (cs.next(), cs.next()) {
-                (Some(c), None) => kinds
-                    .iter_mut()
-                    .find(|k| !k.promoted && k.letter == c.to_ascii_uppercase()),
-                _ => None,
-            };
+            let found = Letter::parse(letter)
+                .and_then(|(l, _)| kinds.iter_mut().find(|k| !k.promoted && k.letter == l));
             match found {
                 Some(k) => k.bridge_exempt = true,
                 None => {
@@ -884,13 +895,15 @@ impl Compiler<'_> {
         Ok(())
     }
 
-    fn piece_letter(&self, p: &PieceSpec, i: usize) -> Result<char> {
-        let mut chars = p.letter.chars();
-        match (chars.next(), chars.next()) {
-            (Some(c), None) if c.is_ascii_alphabetic() => Ok(c.to_ascii_uppercase()),
-            _ => Err(self.err(
+    fn piece_letter(&self, p: &PieceSpec, i: usize) -> Result<Letter> {
+        match Letter::parse(&p.letter) {
+            Some((l, _)) => Ok(l),
+            None => Err(self.err(
                 format!("pieces[{i}].letter"),
-                format!("must be one ASCII letter, got {:?}", p.letter),
+                format!(
+                    "must be one ASCII letter, optionally followed by ' or !, got {:?}",
+                    p.letter
+                ),
             )),
         }
     }

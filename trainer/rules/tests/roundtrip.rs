@@ -74,8 +74,8 @@ fn check_usi_roundtrip(p: &Position, full: bool, seen: &mut Seen) {
                     Some(rest) if v.promoted_drops => rest,
                     _ => l,
                 };
-                assert_eq!(l.len(), 1);
-                assert!(l.chars().all(|c| c.is_ascii_uppercase()), "{usi}");
+                let parsed = rules::Letter::parse(l);
+                assert!(parsed.is_some_and(|(_, upper)| upper), "{usi}");
                 assert_eq!(v.parse_square(sq), Some(m.to()), "{usi}");
             }
             Move::Normal { from, to, promote } => {
@@ -155,11 +155,7 @@ fn hands_are_written_in_a_canonical_order() {
         let v = var(name);
         for &k in &v.hand_kinds {
             let l = v.kinds[k as usize].letter;
-            for hand in [
-                format!("{l}"),
-                format!("2{l}"),
-                format!("{}", l.to_ascii_lowercase()),
-            ] {
+            for hand in [format!("{l}"), format!("2{l}"), l.cased(Color::Gote)] {
                 let mut board = v.start_sfen.split(' ').next().unwrap().to_string();
                 if name == "hand" {
                     // The hand start has pieces in hand already; use an almost empty board.
@@ -169,7 +165,7 @@ fn hands_are_written_in_a_canonical_order() {
                 let p = Position::from_sfen_composed(&v, &s)
                     .unwrap_or_else(|e| panic!("{name}: {s}: {e}"));
                 check_sfen_roundtrip(&v, &p);
-                let c = if l == hand.chars().last().unwrap() {
+                let c = if hand.ends_with(&l.to_string()) {
                     Color::Sente
                 } else {
                     Color::Gote

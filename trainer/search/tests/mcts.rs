@@ -31,7 +31,7 @@ fn material(p: &Position, moves: &[Move]) -> (Vec<f32>, [f32; 3]) {
     let v = p.variant();
     let worth = |kind: u8| -> f32 {
         let k = &v.kinds[kind as usize];
-        let base = match k.letter {
+        let base = match k.letter.unmarked().unwrap_or('?') {
             'P' => 1.0,
             'S' => 5.0,
             'G' => 6.0,

@@ -842,7 +842,7 @@ mod tests {
             .split('/')
             .rev()
             .map(|row| {
-                // Tokens: a run of digits, or an optional '+' and a letter.
+                // Tokens: a run of digits, or an optional '+', a letter and an optional mark.
                 let b: Vec<char> = row.chars().collect();
                 let mut tokens: Vec<String> = Vec::new();
                 let mut i = 0;
@@ -857,6 +857,9 @@ mod tests {
                             i += 1;
                         }
                         i += 1;
+                        if i < b.len() && rules::Letter::MARKS.contains(&b[i]) {
+                            i += 1;
+                        }
                     }
                     tokens.push(b[start..i].iter().map(|&c| swap(c)).collect());
                 }
