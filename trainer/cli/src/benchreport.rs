@@ -42,6 +42,7 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
         ("heian", None, 5),
         ("whale", None, 7),
         ("heian-dai", None, 5),
+        ("dai", None, 4),
     ] {
         let (n, s) = perft_ours(variant, depth, repeat)?;
         row(variant, depth, n, s);

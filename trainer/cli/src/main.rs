@@ -30,7 +30,7 @@ enum Command {
     Perft {
         /// Variant: a config file stem in ./configs/variants (shogi, minishogi, cannon-shosu,
         /// hand, judkins, yari, tori, kyoto, micro, sho, cannon, annan, unashogi, chu, wa, heian,
-        /// heian-dai, whale), a built-in variant, or a path to a .toml file.
+        /// heian-dai, whale, dai), a built-in variant, or a path to a .toml file.
         #[arg(long)]
         variant: String,
         /// Start from this SFEN instead of the variant's start position.

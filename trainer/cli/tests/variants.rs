@@ -71,6 +71,7 @@ fn tiny_runs_of_the_family_variants_complete() {
         "heian",
         "heian-dai",
         "whale",
+        "dai",
     ] {
         let cfg = dir.join(format!("{variant}.toml"));
         std::fs::write(&cfg, config(variant)).unwrap();
@@ -96,7 +97,7 @@ fn tiny_runs_of_the_family_variants_complete() {
             "{variant}: {text}"
         );
         // The Lion's two-step moves have policy planes of their own.
-        if variant == "chu" {
+        if variant == "chu" || variant == "dai" {
             assert!(text.contains("two-step move types"), "{text}");
         }
     }

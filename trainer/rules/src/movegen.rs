@@ -318,6 +318,20 @@ impl Ctx<'_> {
 }
 
 impl Position {
+    /// The square of a Lion that a non-Lion has just taken (the counter-strike rule, when the
+    /// variant has it): after the start, decided by the last move; at the start, by the SFEN.
+    pub fn counter_strike(&self) -> Option<usize> {
+        let v = &*self.variant;
+        if !v.lion_counter_strike {
+            return None;
+        }
+        let Some(u) = self.undo.last() else {
+            return self.start_counter_strike.map(usize::from);
+        };
+        let lion = |p: Piece| !p.is_empty() && v.kinds[p.kind() as usize].lion;
+        ((lion(u.captured) || lion(u.captured_via)) && !lion(u.moved)).then(|| u.mv.to())
+    }
+
     /// All legal moves of the side to move.
     pub fn legal_moves(&self) -> Vec<Move> {
         let mut out = Vec::with_capacity(128);
@@ -425,16 +439,7 @@ impl Position {
                 false => v.zone[us.index()],
             },
             lion_rules: v.lion_protected || v.lion_counter_strike,
-            counter_strike: self
-                .undo
-                .last()
-                .filter(|u| {
-                    let lion = |p: Piece| !p.is_empty() && v.kinds[p.kind() as usize].lion;
-                    v.lion_counter_strike
-                        && (lion(u.captured) || lion(u.captured_via))
-                        && !lion(u.moved)
-                })
-                .map(|u| u.mv.to()),
+            counter_strike: self.counter_strike(),
             plain: !(v.lion_protected || v.lion_counter_strike || v.has_move_file_limits),
             plain_promotion: !(v.promotion_entering || v.immobile_may_promote),
             scratch: self.board,

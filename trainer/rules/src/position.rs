@@ -41,6 +41,9 @@ pub struct Position {
     pub(crate) hash: u64,
     /// Move number of the start position (SFEN field 4).
     pub(crate) start_move_number: u32,
+    /// At the start position, the square of a Lion just taken by a non-Lion (the counter-strike
+    /// rule; later it follows from the last move).
+    pub(crate) start_counter_strike: Option<u8>,
     pub(crate) history: Vec<HistoryEntry>,
     pub(crate) undo: Vec<Undo>,
 }
@@ -70,6 +73,7 @@ impl Position {
             royals: [0; 2],
             hash: 0,
             start_move_number: 1,
+            start_counter_strike: None,
             history: Vec::new(),
             undo: Vec::new(),
         }

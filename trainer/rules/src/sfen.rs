@@ -126,8 +126,23 @@ impl Position {
             Some("w") => pos.side = Color::Gote,
             Some(s) => return Err(Error::sfen(s, "side to move must be b or w")),
         }
-        // Hands.
-        if let Some(&hand) = fields.get(2) {
+        // Hands; in a variant without drops but with the counter-strike rule, the square of a
+        // Lion just taken by a non-Lion instead (Lishogi's Chu shogi SFEN).
+        let counter_strike = fields
+            .get(2)
+            .filter(|_| v.lion_counter_strike && !v.drops)
+            .and_then(|f| v.parse_square(f).map(|sq| (*f, sq)));
+        if let Some((field, sq)) = counter_strike {
+            let p = pos.board[sq];
+            if p.is_empty() || p.color() == pos.side {
+                return Err(Error::sfen(
+                    field,
+                    "the square of a Lion just taken must hold the piece that took it, of the \
+                     side not to move",
+                ));
+            }
+            pos.start_counter_strike = Some(sq as u8);
+        } else if let Some(&hand) = fields.get(2) {
             if hand != "-" {
                 let b = hand.as_bytes();
                 let mut i = 0;
@@ -348,7 +363,10 @@ impl Position {
             }
         }
         if hand.is_empty() {
-            hand.push('-');
+            match self.counter_strike().filter(|_| !v.drops) {
+                Some(sq) => hand.push_str(&v.square_name(sq)),
+                None => hand.push('-'),
+            }
         }
         s.push_str(&hand);
         s.push(' ');

@@ -131,10 +131,9 @@ fn move_counts_match_lishogi_in_285_positions() {
         // Lishogi's game may leave a king attacked by the side to move: a position that cannot
         // arise under our rules, refused by our SFEN reader.
         // A square in the hands field is Lishogi's record of a Lion just taken by a non-Lion
-        // (the counter-strike rule), which our SFEN has no field for.
+        // (the counter-strike rule); our SFEN reads it the same way.
         if sfen.split_whitespace().nth(2).is_some_and(|f| f != "-") {
             counter_strike_state += 1;
-            continue;
         }
         let p = match Position::from_sfen_composed(&v, sfen) {
             Ok(p) => p,
@@ -150,11 +149,12 @@ fn move_counts_match_lishogi_in_285_positions() {
         }
         checked += 1;
     }
-    assert_eq!(checked + unreachable_here + counter_strike_state, 285);
+    assert_eq!(checked + unreachable_here, 285);
+    assert_eq!(counter_strike_state, 1);
     assert!(checked >= 240, "only {checked} positions compared");
     eprintln!(
-        "{checked} positions compared; skipped: {unreachable_here} with a king left attacked, \
-         {counter_strike_state} in a counter-strike"
+        "{checked} positions compared ({counter_strike_state} in a counter-strike); skipped: \
+         {unreachable_here} with a king left attacked"
     );
     assert!(
         wrong.is_empty(),
@@ -397,4 +397,44 @@ fn lion_moves_counted_by_hand() {
     assert!(!usi
         .iter()
         .any(|m| m.starts_with("7g6f") && m.len() == 4 && m != "7g6f"));
+}
+
+/// The counter-strike state is written in the hands field as the square of the Lion just
+/// taken (Lishogi's SFEN), and read back with the same legal moves.
+#[test]
+fn counter_strike_state_in_sfen() {
+    let v = chu();
+    let legal = |p: &Position| -> Vec<String> {
+        let mut m: Vec<String> = p.legal_moves().iter().map(|&m| p.move_to_usi(m)).collect();
+        m.sort();
+        m
+    };
+    // Sente's pawn takes gote's Lion on 6e: gote's falcon may not take sente's Lion on 7j.
+    let mut p = pos(&v, "k11/12/12/12/6n5/6P5/12/5+h6/12/5N6/12/11K b");
+    assert_eq!(
+        p.to_sfen(),
+        "k11/12/12/12/6n5/6P5/12/5+h6/12/5N6/12/11K b - 1"
+    );
+    p.play_usi("6f6e").unwrap();
+    let s = p.to_sfen();
+    assert_eq!(s, "k11/12/12/12/6P5/12/12/5+h6/12/5N6/12/11K w 6e 2");
+    assert!(!legal(&p).contains(&"7h7j".to_string()));
+    let q = Position::from_sfen(&v, &s).unwrap();
+    assert_eq!(legal(&q), legal(&p));
+    assert_eq!(q.to_sfen(), s);
+    // Without the field, the falcon may take the Lion.
+    let r = Position::from_sfen(&v, &s.replace(" 6e ", " - ")).unwrap();
+    assert!(legal(&r).contains(&"7h7j".to_string()));
+    // The next move ends the state.
+    let mut q = q;
+    q.play_usi("12a12b").unwrap();
+    assert!(q.to_sfen().contains(" b - "), "{}", q.to_sfen());
+    // The square must hold the capturer, a piece of the side that just moved.
+    for bad in ["7h", "6f", "13a"] {
+        let e = Position::from_sfen(&v, &s.replace(" 6e ", &format!(" {bad} "))).unwrap_err();
+        match e {
+            rules::Error::Sfen { token, .. } => assert_eq!(token, bad),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
 }

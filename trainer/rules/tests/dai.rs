@@ -6,9 +6,7 @@
 //! towards it. Sente's zone is ranks a to e; gote's is k to o.
 
 use rules::fsf::to_fsf_ini;
-use rules::{
-    perft, Color, EndReason, Error, Letter, PieceSpec, Position, Variant, VariantSpec,
-};
+use rules::{perft, Color, EndReason, Error, Letter, PieceSpec, Position, Variant, VariantSpec};
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
@@ -216,7 +214,13 @@ fn config_letters_take_one_mark_at_most() {
 fn shared_pieces_are_chu_pieces() {
     let v = dai();
     let chu = Variant::builtin("chu").unwrap();
-    let chu_name = |n: &str| if n == "free king" { "queen".to_string() } else { n.to_string() };
+    let chu_name = |n: &str| {
+        if n == "free king" {
+            "queen".to_string()
+        } else {
+            n.to_string()
+        }
+    };
     let find = |name: &str| {
         chu.kinds
             .iter()
@@ -326,7 +330,13 @@ fn gote_pieces_move_the_other_way() {
 fn violent_ox_and_flying_dragon_are_blocked_on_the_first_square() {
     // Own pawn ahead, gote pawn to the right (taken, and nothing behind it is reached).
     let p = pos(
-        &[("8h", "X'"), ("8g", "P"), ("7h", "p"), ("13o", "K"), ("2a", "k")],
+        &[
+            ("8h", "X'"),
+            ("8g", "P"),
+            ("7h", "p"),
+            ("13o", "K"),
+            ("2a", "k"),
+        ],
         "b -",
     );
     assert_eq!(dests(&p, "8h"), set(&["8i", "8j", "9h", "10h", "7h"]));
@@ -337,7 +347,13 @@ fn violent_ox_and_flying_dragon_are_blocked_on_the_first_square() {
     );
     assert!(dests(&p, "8h").contains("8f") && !dests(&p, "8h").contains("8e"));
     let p = pos(
-        &[("8h", "F'"), ("9g", "P"), ("7i", "p"), ("13o", "K"), ("2a", "k")],
+        &[
+            ("8h", "F'"),
+            ("9g", "P"),
+            ("7i", "p"),
+            ("13o", "K"),
+            ("2a", "k"),
+        ],
         "b -",
     );
     assert_eq!(dests(&p, "8h"), set(&["7g", "6f", "9i", "10j", "7i"]));
@@ -423,9 +439,15 @@ fn promoted_kirin_is_a_lion_and_phoenix_a_free_king() {
     let v = dai();
     let kirin = v.base_kind_named("O").unwrap();
     let lion = v.kinds[v.kinds[kirin as usize].promotes_to.unwrap() as usize].clone();
-    assert_eq!((lion.name.as_str(), lion.betza.as_str()), ("lion", "KNADcaKmabK"));
+    assert_eq!(
+        (lion.name.as_str(), lion.betza.as_str()),
+        ("lion", "KNADcaKmabK")
+    );
     // The promoted kirin captures without moving, as the Lion does.
-    let p = pos(&[("8h", "+O"), ("8g", "p"), ("13o", "K"), ("2a", "k")], "b -");
+    let p = pos(
+        &[("8h", "+O"), ("8g", "p"), ("13o", "K"), ("2a", "k")],
+        "b -",
+    );
     assert_legal(&p, "8h8g8h");
     assert_legal(&p, "8h8g7f");
     let p = pos(&[("8h", "+X"), ("13o", "K"), ("2a", "k")], "b -");
@@ -474,7 +496,10 @@ fn crown_prince_is_a_second_royal_piece() {
         "b -",
     );
     assert_legal(&p, "8h8g");
-    let p = pos(&[("13o", "K"), ("8h", "E"), ("13a", "r"), ("2a", "k")], "b -");
+    let p = pos(
+        &[("13o", "K"), ("8h", "E"), ("13a", "r"), ("2a", "k")],
+        "b -",
+    );
     assert_illegal(&p, "8h8g");
 }
 
@@ -491,7 +516,10 @@ fn a_bare_king_loses() {
 
 #[test]
 fn captured_pieces_leave_the_game() {
-    let mut p = pos(&[("8h", "R"), ("8c", "p"), ("13o", "K"), ("1a", "k")], "b -");
+    let mut p = pos(
+        &[("8h", "R"), ("8c", "p"), ("13o", "K"), ("1a", "k")],
+        "b -",
+    );
     play(&mut p, "8h8c");
     assert!(p.to_sfen().contains(" w - "), "{}", p.to_sfen());
 }
@@ -499,7 +527,10 @@ fn captured_pieces_leave_the_game() {
 #[test]
 fn not_exported_to_fairy_stockfish() {
     let err = to_fsf_ini(&dai()).expect_err("dai exported");
-    for reason in ["board 15x15", "Fairy-Stockfish 11.1 names pieces with one letter"] {
+    for reason in [
+        "board 15x15",
+        "Fairy-Stockfish 11.1 names pieces with one letter",
+    ] {
         assert!(
             err.refusals.iter().any(|r| r.contains(reason)),
             "no refusal containing {reason:?} in\n{err}"

@@ -231,3 +231,9 @@ fn whale_regression() {
 fn heian_dai_regression() {
     run("heian-dai.perft", false);
 }
+
+/// Dai shogi: depths 1 and 2 by hand, deeper ones ours (see the file).
+#[test]
+fn dai_regression() {
+    run("dai.perft", false);
+}

@@ -830,7 +830,15 @@ mod tests {
     /// The colour-flipped twin of an SFEN: board rotated 180 degrees, cases swapped, side to
     /// move swapped, hands swapped.
     fn flip_sfen(sfen: &str) -> String {
+        flip_sfen_in(None, sfen)
+    }
+
+    /// [`flip_sfen`], reading a square in the hands field when `v` has the counter-strike rule.
+    fn flip_sfen_in(v: Option<&Variant>, sfen: &str) -> String {
         let fields: Vec<&str> = sfen.split_whitespace().collect();
+        let counter_strike = v
+            .filter(|v| v.lion_counter_strike && !v.drops)
+            .and_then(|v| v.parse_square(fields[2]).map(|sq| (v, sq)));
         let swap = |c: char| {
             if c.is_ascii_uppercase() {
                 c.to_ascii_lowercase()
@@ -868,7 +876,11 @@ mod tests {
             })
             .collect();
         let side = if fields[1] == "b" { "w" } else { "b" };
-        let hand: String = if fields[2] == "-" {
+        let hand: String = if let Some(sq) = counter_strike {
+            // A square (Chu shogi's counter-strike field) turns with the board.
+            let (x, y) = sq.0.coords(sq.1);
+            sq.0.square_name(sq.0.square(sq.0.files as usize - 1 - x, sq.0.ranks as usize - 1 - y))
+        } else if fields[2] == "-" {
             "-".into()
         } else {
             fields[2].chars().map(swap).collect()
@@ -915,7 +927,7 @@ mod tests {
                 // Rebuilt from SFEN so both have the same (empty) history.
                 let sfen = played.to_sfen();
                 let pos = Position::from_sfen(&v, &sfen).unwrap();
-                let twin = Position::from_sfen(&v, &flip_sfen(&sfen)).unwrap();
+                let twin = Position::from_sfen(&v, &flip_sfen_in(Some(&v), &sfen)).unwrap();
                 assert_ne!(pos.side_to_move(), twin.side_to_move());
                 enc.encode(&pos, &mut a);
                 enc.encode(&twin, &mut b);
