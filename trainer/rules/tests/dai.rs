@@ -7,37 +7,18 @@
 
 use rules::fsf::to_fsf_ini;
 use rules::{perft, Color, EndReason, Error, Letter, PieceSpec, Position, Variant, VariantSpec};
-use std::collections::BTreeSet;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 mod support;
 use support::*;
 
 fn dai() -> Arc<Variant> {
-    static V: OnceLock<Arc<Variant>> = OnceLock::new();
-    V.get_or_init(|| Arc::new(Variant::builtin("dai").expect("built-in dai")))
-        .clone()
+    builtin("dai")
 }
 
 /// A composed position of Dai shogi (see `support::composed`).
 fn pos(pieces: &[(&str, &str)], side_and_hands: &str) -> Position {
     composed(&dai(), pieces, side_and_hands)
-}
-
-/// Destination squares of the legal one-step moves from `from`, with or without promotion.
-fn dests(p: &Position, from: &str) -> BTreeSet<String> {
-    moves_with(p, from)
-        .iter()
-        .map(|m| m[from.len()..].trim_end_matches('+').to_string())
-        .collect()
-}
-
-/// The square turned by 180 degrees about the board's centre, 8h.
-fn turned(sq: &str) -> String {
-    let split = sq.find(|c: char| c.is_ascii_lowercase()).unwrap();
-    let file: u8 = sq[..split].parse().unwrap();
-    let rank = sq.as_bytes()[split];
-    format!("{}{}", 16 - file, (b'a' + b'o' - rank) as char)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -315,7 +296,7 @@ fn new_pieces_move_as_the_texts_say() {
 fn gote_pieces_move_the_other_way() {
     for (token, expected) in sente_cases() {
         let gote = token.to_lowercase();
-        let turned: Vec<String> = expected.iter().map(|s| turned(s)).collect();
+        let turned: Vec<String> = expected.iter().map(|s| turned(&dai(), s)).collect();
         let turned: Vec<&str> = turned.iter().map(String::as_str).collect();
         assert_eq!(
             dests(&alone(&gote, "w -"), "8h"),

@@ -7,36 +7,18 @@
 use rules::fsf::to_fsf_ini;
 use rules::{Color, EndReason, Position, Variant};
 use std::collections::BTreeSet;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 mod support;
 use support::*;
 
 fn hd() -> Arc<Variant> {
-    static V: OnceLock<Arc<Variant>> = OnceLock::new();
-    V.get_or_init(|| Arc::new(Variant::builtin("heian-dai").expect("built-in heian-dai")))
-        .clone()
+    builtin("heian-dai")
 }
 
 /// A composed position of Heian dai shogi (see `support::composed`).
 fn pos(pieces: &[(&str, &str)], side_and_hands: &str) -> Position {
     composed(&hd(), pieces, side_and_hands)
-}
-
-/// Destination squares of the legal moves from `from`, with or without promotion.
-fn dests(p: &Position, from: &str) -> BTreeSet<String> {
-    moves_with(p, from)
-        .iter()
-        .map(|m| m[from.len()..].trim_end_matches('+').to_string())
-        .collect()
-}
-
-/// The square turned by 180 degrees about the board's centre, 7g.
-fn turned(sq: &str) -> String {
-    let split = sq.find(|c: char| c.is_ascii_lowercase()).unwrap();
-    let file: u8 = sq[..split].parse().unwrap();
-    let rank = sq.as_bytes()[split];
-    format!("{}{}", 14 - file, (b'a' + b'm' - rank) as char)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -160,7 +142,7 @@ fn gote_pieces_move_the_other_way() {
         } else {
             alone(&gote, "w -")
         };
-        let turned: Vec<String> = expected.iter().map(|s| turned(s)).collect();
+        let turned: Vec<String> = expected.iter().map(|s| turned(&hd(), s)).collect();
         let turned: Vec<&str> = turned.iter().map(String::as_str).collect();
         assert_eq!(dests(&p, "7g"), set(&turned), "piece {gote}");
     }

@@ -6,7 +6,6 @@
 //! files 11..1 and ranks a..k, Heian shogi files 9..1 and ranks a..h. Sente moves towards `a`.
 
 use rules::{Color, EndReason, Outcome, Position, Variant};
-use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
 mod support;
@@ -27,14 +26,6 @@ fn heian() -> Arc<Variant> {
 /// A composed position (see `support::composed`).
 fn pos(v: &Arc<Variant>, pieces: &[(&str, &str)], side_and_hands: &str) -> Position {
     composed(v, pieces, side_and_hands)
-}
-
-/// Destination squares of the legal moves from `from`, with or without promotion.
-fn dests(p: &Position, from: &str) -> BTreeSet<String> {
-    moves_with(p, from)
-        .iter()
-        .map(|m| m[from.len()..].trim_end_matches('+').to_string())
-        .collect()
 }
 
 fn hands(p: &Position) -> String {

@@ -2,8 +2,20 @@
 #![allow(dead_code)]
 
 use rules::{Color, EndReason, Error, Outcome, Position, Variant};
-use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// A built-in variant, compiled once per test binary.
+pub fn builtin(name: &str) -> Arc<Variant> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Variant>>>> = OnceLock::new();
+    let mut cache = CACHE.get_or_init(Default::default).lock().unwrap();
+    cache
+        .entry(name.to_string())
+        .or_insert_with(|| {
+            Arc::new(Variant::builtin(name).unwrap_or_else(|e| panic!("built-in {name}: {e}")))
+        })
+        .clone()
+}
 
 /// All legal moves in USI.
 pub fn moves(p: &Position) -> BTreeSet<String> {
@@ -17,6 +29,27 @@ pub fn moves_with(p: &Position, prefix: &str) -> BTreeSet<String> {
         .into_iter()
         .filter(|m| m.starts_with(prefix))
         .collect()
+}
+
+/// Destination squares of the legal one-step moves from `from`, with or without promotion.
+pub fn dests(p: &Position, from: &str) -> BTreeSet<String> {
+    moves_with(p, from)
+        .iter()
+        .map(|m| m[from.len()..].trim_end_matches('+').to_string())
+        .collect()
+}
+
+/// The square turned by 180 degrees about the board's centre (where gote's piece stands when
+/// sente's stands on `sq`).
+pub fn turned(v: &Variant, sq: &str) -> String {
+    let split = sq.find(|c: char| c.is_ascii_lowercase()).unwrap();
+    let file: u8 = sq[..split].parse().unwrap();
+    let rank = sq.as_bytes()[split] - b'a';
+    format!(
+        "{}{}",
+        v.files + 1 - file,
+        (b'a' + v.ranks - 1 - rank) as char
+    )
 }
 
 /// A set of strings.
