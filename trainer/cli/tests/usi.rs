@@ -434,6 +434,37 @@ fn minishogi_and_cannon_shosu_without_a_model() {
     e.quit();
 }
 
+/// Large shogi through USI without a model: Dai shogi's marked piece letters in `position sfen`,
+/// and Chu shogi's counter-strike square in the SFEN hands field.
+#[test]
+fn dai_and_chu_positions_by_sfen_without_a_model() {
+    let dai = variant("dai");
+    let mut e = Engine::start(&["--variant", "dai"]);
+    e.ready();
+    let start = Position::start(dai.clone()).to_sfen();
+    assert!(start.contains("L!") && start.contains("x'"), "{start}");
+    e.send(&format!("position sfen {start} moves 8m10n"));
+    let (_, best) = e.go("go nodes 20", QUICK);
+    legal(&after(&dai, "8m10n"), &best);
+    // An unknown marked piece is an error naming it; the engine goes on.
+    let bad = start.replacen("15/15/15", "Z'14/15/15", 1);
+    let lines = e.ask(&format!("position sfen {bad}"), "info string error", QUICK);
+    assert!(lines[0].contains("Z'"), "{lines:?}");
+    e.quit();
+
+    // Sente's pawn has just taken gote's Lion on 6e: gote's falcon may not take sente's Lion.
+    let chu = variant("chu");
+    let sfen = "k11/12/12/12/6P5/12/12/5+h6/12/5N6/12/11K w 6e 2";
+    let pos = Position::from_sfen(&chu, sfen).unwrap();
+    assert!(pos.parse_usi("7h7j").is_err());
+    let mut e = Engine::start(&["--variant", "chu"]);
+    e.ready();
+    e.send(&format!("position sfen {sfen}"));
+    let (_, best) = e.go("go nodes 60", QUICK);
+    legal(&pos, &best);
+    e.quit();
+}
+
 #[test]
 fn engine_on_a_model() {
     let dir = std::env::temp_dir().join(format!("usi-test-{}", std::process::id()));
