@@ -1430,6 +1430,7 @@ mod tests {
             perpetual_check: _,   // perpetualCheckIllegal
             max_plies: _,         // refused unless 0
             bare_king: _,         // refused
+            bare_king_ignores: _, // with bare_king only
         } = EndSpec::default();
     }
 }

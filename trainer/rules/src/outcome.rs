@@ -169,28 +169,68 @@ impl Position {
         self.occ[c.index()].len() - self.royals[c.index()] as usize + hand
     }
 
-    /// The bare-king rule, judged at the turn of the side to move: bare against a side with
-    /// pieces, it loses, unless the opponent has one piece left that it can take now (baring the
-    /// opponent in turn); both sides bare is a draw.
+    /// Pieces of `c` that count for the bare-king rule: in hand, or on the board and able to
+    /// move again (a dead piece counts for nobody); for the side that would win (`baring`), not
+    /// the kinds `bare_king_ignores` names, and its royal pieces beyond one.
+    fn live_pieces(&self, c: Color, baring: bool) -> usize {
+        let v = &*self.variant;
+        let mut n: usize = self.hands[c.index()].iter().map(|&n| n as usize).sum();
+        for sq in self.occ[c.index()].iter() {
+            let k = self.board[sq].kind();
+            let info = &v.kinds[k as usize];
+            let ignored =
+                info.royal || v.is_immobile(c, k, sq) || (baring && info.bare_king_ignored);
+            n += usize::from(!ignored);
+        }
+        if baring {
+            n += (self.royals[c.index()] as usize).saturating_sub(1);
+        }
+        n
+    }
+
+    /// The bare-king rule, judged at the turn of the side to move: a lone royal piece (dead
+    /// pieces aside) against a side with pieces that count loses, unless the opponent has one
+    /// such piece left that it can take now (baring the opponent in turn); two lone royal
+    /// pieces draw. Pieces `bare_king_ignores` names do not bare: against only those, play
+    /// goes on.
     fn bare_king_outcome(&self) -> Option<Outcome> {
+        let v = &*self.variant;
         let us = self.side;
         let them = us.flip();
-        if self.non_royal_pieces(us) > 0 {
+        // Fast path: more pieces than squares where a piece could be dead.
+        if self.royals[us.index()] != 1 || self.non_royal_pieces(us) > v.dead_squares[us.index()] {
             return None;
         }
-        let theirs = self.non_royal_pieces(them);
-        if theirs == 0 {
+        if self.live_pieces(us, false) > 0 {
+            return None;
+        }
+        if self.live_pieces(them, false) == 0 && self.royals[them.index()] == 1 {
             return Some(Outcome {
                 winner: None,
                 reason: EndReason::BareKing,
             });
         }
+        let theirs = self.live_pieces(them, true);
+        if theirs == 0 {
+            return None;
+        }
         if theirs == 1 {
-            let last = self.occ[them.index()]
+            // Their one piece that counts: a non-royal one, or else one of two royal pieces.
+            let counts = |s: usize| {
+                let k = self.board[s].kind();
+                let info = &v.kinds[k as usize];
+                !info.royal && !info.bare_king_ignored && !v.is_immobile(them, k, s)
+            };
+            let mut last: Vec<usize> = self.occ[them.index()]
                 .iter()
-                .find(|&s| !self.variant.kinds[self.board[s].kind() as usize].royal);
-            let takes = |sq: usize| self.legal_moves().iter().any(|m| m.to() == sq);
-            if last.is_some_and(takes) {
+                .filter(|&s| counts(s))
+                .collect();
+            if last.is_empty() {
+                let royal = |s: &usize| v.kinds[self.board[*s].kind() as usize].royal;
+                last = self.occ[them.index()].iter().filter(royal).collect();
+            }
+            let moves = self.legal_moves();
+            if moves.iter().any(|m| last.contains(&m.to())) {
                 return None;
             }
         }

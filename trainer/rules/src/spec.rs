@@ -195,6 +195,9 @@ pub struct EndSpec {
     /// A side left with nothing but its royal pieces loses (default false; see
     /// `configs/variants/README.md`).
     pub bare_king: Option<bool>,
+    /// Unpromoted kinds (letters) that do not help to bare the opponent: a king with only such
+    /// pieces left does not win by the bare-king rule (Lishogi's Chu shogi: pawn, go-between).
+    pub bare_king_ignores: Option<Vec<String>>,
 }
 
 /// The built-in variant files, embedded so the binary works from any directory.
@@ -451,6 +454,7 @@ fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantS
             perpetual_check: or(ce.perpetual_check, pe.perpetual_check),
             max_plies: or(ce.max_plies, pe.max_plies),
             bare_king: or(ce.bare_king, pe.bare_king),
+            bare_king_ignores: or(ce.bare_king_ignores, pe.bare_king_ignores),
         }),
         match_rule: or(child.match_rule, parent.match_rule),
         moves_from: or(child.moves_from, parent.moves_from),

@@ -94,6 +94,8 @@ pub struct KindInfo {
     /// Capturing this kind on a first step does not let a Lion take a protected Lion (Chu
     /// shogi's pawn and go-between).
     pub bridge_exempt: bool,
+    /// Does not help its side to bare the opponent's king (`[end] bare_king_ignores`).
+    pub bare_king_ignored: bool,
     /// Extra moves (Betza) while it stands on its owner's last rank.
     pub last_rank_betza: Option<String>,
     /// No move onto another file holding this many own pieces of the kind.
@@ -235,6 +237,8 @@ pub struct Variant {
     pub(crate) ray_scans: [Vec<RayScan>; 2],
     /// Per (colour, kind, square): no move at all from there on an empty board.
     pub(crate) immobile: Vec<bool>,
+    /// Per colour: squares where some kind could never move (bounds the dead pieces).
+    pub(crate) dead_squares: [usize; 2],
     /// Pieces of each unpromoted kind in the start position (board and hands): no legal
     /// position has more. Empty while the start position itself is being checked.
     pub(crate) max_material: Vec<usize>,
@@ -646,6 +650,7 @@ impl Compiler<'_> {
                 legs,
                 lion: p.lion,
                 bridge_exempt: false,
+                bare_king_ignored: false,
                 last_rank_betza: p.last_rank_betza.clone(),
                 move_max_per_file: p.move_max_per_file,
                 captured_as: kinds.len() as Kind,
@@ -686,6 +691,7 @@ impl Compiler<'_> {
                     legs,
                     lion: pr.lion,
                     bridge_exempt: false,
+                    bare_king_ignored: false,
                     last_rank_betza: None,
                     move_max_per_file: None,
                     captured_as: i as Kind,
@@ -787,6 +793,21 @@ impl Compiler<'_> {
                 }
             }
         }
+        for (i, letter) in end.bare_king_ignores.iter().flatten().enumerate() {
+            let key = format!("end.bare_king_ignores[{i}]");
+            if end.bare_king != Some(true) {
+                return Err(self.err(key, "needs end.bare_king = true"));
+            }
+            let found = Letter::parse(letter)
+                .and_then(|(l, _)| kinds.iter_mut().find(|k| !k.promoted && k.letter == l));
+            match found {
+                Some(k) if !k.royal => k.bare_king_ignored = true,
+                Some(_) => return Err(self.err(key, format!("{letter:?} is a royal piece"))),
+                None => {
+                    return Err(self.err(key, format!("{letter:?} is not the letter of a piece")))
+                }
+            }
+        }
         let lion_protected = lions.protected.unwrap_or(false);
         let lion_counter_strike = lions.counter_strike.unwrap_or(false);
         if (lion_protected || lion_counter_strike) && !kinds.iter().any(|k| k.lion) {
@@ -854,6 +875,7 @@ impl Compiler<'_> {
             ray_attack: Vec::new(),
             ray_scans: [Vec::new(), Vec::new()],
             immobile: Vec::new(),
+            dead_squares: [0; 2],
             max_material: Vec::new(),
             zone: [SquareSet::EMPTY; 2],
             drop_squares: Vec::new(),
@@ -1167,6 +1189,11 @@ fn build_tables(v: &mut Variant, atoms: &[Vec<MoveAtom>], extras: &[Vec<MoveAtom
             }
             v.rays[ck] = rays;
         }
+    }
+    for c in Color::ALL {
+        v.dead_squares[c.index()] = (0..n)
+            .filter(|&sq| (0..nk).any(|k| v.immobile[(c.index() * nk + k) * n + sq]))
+            .count();
     }
     for c in Color::ALL {
         let mut scans = Vec::new();

@@ -438,3 +438,41 @@ fn counter_strike_state_in_sfen() {
         }
     }
 }
+
+/// The bare-king rule as Lishogi plays it (gote to move, its king on 12a; sente's king on 1l):
+/// a lone king loses against a side with a piece that counts; pawns and go-betweens do not
+/// count for the side that would win, their promoted forms do; a dead piece counts for nobody;
+/// a king with a crown prince is not bare, and a prince counts for the side that bares.
+#[test]
+fn bare_king_as_on_lishogi() {
+    use rules::{EndReason, Outcome};
+    let v = chu();
+    let outcome = |board: &str| pos(&v, &format!("{board} w - 1")).outcome();
+    let sente = Some(Outcome {
+        winner: Some(rules::Color::Sente),
+        reason: EndReason::BareKing,
+    });
+    let draw = Some(Outcome {
+        winner: None,
+        reason: EndReason::BareKing,
+    });
+    let with = |sente_piece: &str| format!("k11/12/12/12/12/6{sente_piece}5/12/12/12/12/12/11K");
+    assert_eq!(outcome(&with("G")), sente);
+    assert_eq!(outcome(&with("+P")), sente);
+    assert_eq!(outcome(&with("+I")), sente);
+    assert_eq!(outcome(&with("P")), None, "a pawn does not bare");
+    assert_eq!(outcome(&with("I")), None, "a go-between does not bare");
+    // Gote's pawn stuck on its last rank (12l) is dead: gote is bare all the same.
+    assert_eq!(outcome("k11/12/12/12/12/6G5/12/12/12/12/12/p10K"), sente);
+    // Two lone kings, one with a dead pawn: a draw.
+    assert_eq!(outcome("k11/12/12/12/12/12/12/12/12/12/12/p10K"), draw);
+    // A king with a crown prince is not bare.
+    assert_eq!(outcome("k11/1+e10/12/12/12/6G5/12/12/12/12/12/11K"), None);
+    // A crown prince bares a lone king, unless the king can take it at once.
+    assert_eq!(outcome(&with("+E")), sente);
+    assert_eq!(outcome("k11/1+E10/12/12/12/12/12/12/12/12/12/11K"), None);
+    // The last piece that counts can be taken at once: play goes on.
+    assert_eq!(outcome("k11/1G10/12/12/12/12/12/12/12/12/12/11K"), None);
+    // ... unless it is protected (here by the pawn behind it: the capture would be illegal).
+    assert_eq!(outcome("k11/1G10/1P10/12/12/12/12/12/12/12/12/11K"), sente);
+}
