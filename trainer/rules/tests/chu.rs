@@ -476,3 +476,28 @@ fn bare_king_as_on_lishogi() {
     // ... unless it is protected (here by the pawn behind it: the capture would be illegal).
     assert_eq!(outcome("k11/1G10/1P10/12/12/12/12/12/12/12/12/11K"), sente);
 }
+
+#[test]
+fn bare_king_ignores_is_checked() {
+    let compile = |ignores: &[&str], bare: bool| {
+        let mut spec = rules::VariantSpec::builtin("chu").unwrap();
+        let end = spec.end.as_mut().unwrap();
+        end.bare_king = Some(bare);
+        end.bare_king_ignores = Some(ignores.iter().map(|s| s.to_string()).collect());
+        Variant::compile_named(spec, "c.toml")
+    };
+    assert!(compile(&["P", "I"], true).is_ok());
+    for (ignores, bare, why) in [
+        (&["Z"][..], true, "not the letter of a piece"),
+        (&["K"][..], true, "royal"),
+        (&["P"][..], false, "needs end.bare_king = true"),
+    ] {
+        match compile(ignores, bare) {
+            Err(rules::Error::Config { key, reason, .. }) => {
+                assert_eq!(key, "end.bare_king_ignores[0]");
+                assert!(reason.contains(why), "{reason}");
+            }
+            other => panic!("{ignores:?}: {other:?}"),
+        }
+    }
+}
