@@ -173,19 +173,24 @@ impl Position {
     /// move again (a dead piece counts for nobody); for the side that would win (`baring`), not
     /// the kinds `bare_king_ignores` names, and its royal pieces beyond one.
     fn live_pieces(&self, c: Color, baring: bool) -> usize {
-        let v = &*self.variant;
         let mut n: usize = self.hands[c.index()].iter().map(|&n| n as usize).sum();
-        for sq in self.occ[c.index()].iter() {
-            let k = self.board[sq].kind();
-            let info = &v.kinds[k as usize];
-            let ignored =
-                info.royal || v.is_immobile(c, k, sq) || (baring && info.bare_king_ignored);
-            n += usize::from(!ignored);
-        }
+        n += self.occ[c.index()]
+            .iter()
+            .filter(|&sq| self.counts_for_bare_king(c, sq, baring))
+            .count();
         if baring {
             n += (self.royals[c.index()] as usize).saturating_sub(1);
         }
         n
+    }
+
+    /// Whether the piece of `c` on `sq` counts in [`Position::live_pieces`]: not royal, not
+    /// dead, and with `baring`, not of a kind `bare_king_ignores` names.
+    fn counts_for_bare_king(&self, c: Color, sq: usize, baring: bool) -> bool {
+        let v = &*self.variant;
+        let k = self.board[sq].kind();
+        let info = &v.kinds[k as usize];
+        !(info.royal || v.is_immobile(c, k, sq) || (baring && info.bare_king_ignored))
     }
 
     /// The bare-king rule, judged at the turn of the side to move: a lone royal piece (dead
@@ -216,14 +221,9 @@ impl Position {
         }
         if theirs == 1 {
             // Their one piece that counts: a non-royal one, or else one of two royal pieces.
-            let counts = |s: usize| {
-                let k = self.board[s].kind();
-                let info = &v.kinds[k as usize];
-                !info.royal && !info.bare_king_ignored && !v.is_immobile(them, k, s)
-            };
             let mut last: Vec<usize> = self.occ[them.index()]
                 .iter()
-                .filter(|&s| counts(s))
+                .filter(|&s| self.counts_for_bare_king(them, s, true))
                 .collect();
             if last.is_empty() {
                 let royal = |s: &usize| v.kinds[self.board[*s].kind() as usize].royal;
