@@ -14,7 +14,7 @@ pub mod threads;
 pub use driver::{
     play_games, run_games, Control, Inference, Mode, PlayStats, Precision, SelfPlayConfig,
 };
-pub use elo::{elo_estimate, EloEstimate};
+pub use elo::{elo_estimate, expected_score, fit, place, EloEstimate, Pairing, Rating, Results};
 pub use encoding::{Encoder, EncodingError, EncodingLayout, EncodingSpec};
 pub use replay::ReplayWindow;
 pub use samples::{
