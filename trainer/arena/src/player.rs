@@ -20,6 +20,8 @@ enum Kind {
 pub struct Player {
     name: String,
     kind: Kind,
+    /// An engine's own node budget under a node time control (None: the match's).
+    engine_nodes: Option<u32>,
 }
 
 /// Why a player lost on its turn (the game is scored as a forfeit).
@@ -96,7 +98,16 @@ impl Player {
         Ok(Player {
             name: spec.to_string(),
             kind,
+            engine_nodes: None,
         })
+    }
+
+    /// Gives an external engine its own `go nodes N` under a node time control, whatever the
+    /// match's budget (a ladder's rungs differ in nodes); no effect on our players, which
+    /// always search their own simulations.
+    pub fn with_engine_nodes(mut self, nodes: u32) -> Player {
+        self.engine_nodes = Some(nodes);
+        self
     }
 
     /// The player's name: its spec.
@@ -154,6 +165,10 @@ impl Player {
                 }
             }
             Kind::External(e) => {
+                let tc = match (tc, self.engine_nodes) {
+                    (TimeControl::Nodes(_), Some(n)) => TimeControl::Nodes(n),
+                    _ => tc,
+                };
                 let (go, timeout) = go_command(tc, e.protocol(), settings);
                 match e.go(start, moves, &go, Duration::from_millis(timeout)) {
                     Ok(Reply::Move(t)) => match pos.parse_usi(&t) {

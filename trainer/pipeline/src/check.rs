@@ -33,7 +33,8 @@ pub fn collect_tomls(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// What a config file is, from the directory it sits in: `model`, `run` or `variant`.
+/// What a config file is, from the directory it sits in: `model`, `run`, `ladder` or
+/// `variant`.
 pub fn config_kind(f: &Path) -> &'static str {
     let parent = f
         .parent()
@@ -43,6 +44,7 @@ pub fn config_kind(f: &Path) -> &'static str {
     match parent.as_str() {
         "models" => "model",
         "runs" => "run",
+        "ladders" => "ladder",
         _ => "variant",
     }
 }
@@ -82,6 +84,29 @@ pub fn check_file(f: &Path) -> Result<Checked> {
                 "run {} ({} with {})",
                 r.name, v.name, r.model
             )))
+        }
+        "ladder" => {
+            // A calibration is checked with its ladder file.
+            let name = f
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+            let ladder_file = match name.strip_suffix(".calibration.toml") {
+                Some(stem) => f.with_file_name(format!("{stem}.toml")),
+                None => f.to_path_buf(),
+            };
+            let l = crate::ladder::Ladder::load_path(&ladder_file)?;
+            load_variant(&l.spec.variant)
+                .with_context(|| format!("{}: variant", ladder_file.display()))?;
+            Ok(plain(if ladder_file == f {
+                format!(
+                    "ladder {} ({}, {} rungs)",
+                    l.name,
+                    l.spec.variant,
+                    l.spec.rungs.len()
+                )
+            } else {
+                format!("calibration of the {} ladder", l.name)
+            }))
         }
         _ => {
             let v = Variant::load(f)?;

@@ -4,8 +4,9 @@
 //! referee, as `trainer arena` does, over openings that stay the same for the whole run.
 
 use crate::config::AnchorConfig;
+use crate::ladder::Ladder;
 use crate::metrics::{thread_cpu_seconds, Reporter};
-use crate::run::{GenerationReport, MatchReport, Run};
+use crate::run::{GenerationReport, LadderReport, MatchReport, Run};
 use crate::Shared;
 use anyhow::Result;
 use arena::{MatchSettings, Opening, Player, Protocol, TimeControl};
@@ -30,6 +31,15 @@ struct Anchor {
     broken: bool,
 }
 
+/// The run's ladder: its rungs' players (started when first played, then kept) and the last
+/// rating, which picks the rungs of the next evaluation.
+struct LadderState {
+    ladder: Ladder,
+    players: Vec<Option<Player>>,
+    broken: Vec<bool>,
+    last: Option<f64>,
+}
+
 /// The evaluator's state.
 pub struct Evaluator<'a> {
     run: &'a Run,
@@ -42,6 +52,7 @@ pub struct Evaluator<'a> {
     busy: Duration,
     started: Instant,
     bar: Option<ProgressBar>,
+    ladder: Option<LadderState>,
     /// CPU seconds of the evaluator thread (its external engines not included).
     pub cpu_seconds: f64,
 }
@@ -54,7 +65,7 @@ impl<'a> Evaluator<'a> {
             .anchors
             .iter()
             .map(|a| a.games)
-            .chain([ec.games])
+            .chain([ec.games, ec.ladder_games.div_ceil(2)])
             .max()
             .unwrap_or(2);
         let openings = arena::random_openings(
@@ -63,7 +74,26 @@ impl<'a> Evaluator<'a> {
             most.div_ceil(2).max(1),
             run.cfg.seed ^ 0x0BE7_1235,
         );
-        let last = shared.get().history.last().map_or(0, |h| h.generation);
+        let history = shared.get().history;
+        let last = history.last().map_or(0, |h| h.generation);
+        let ladder = run
+            .ladder()
+            .unwrap_or_else(|e| {
+                reporter.log(&format!("ladder: {e:#}; the run is evaluated without it"));
+                None
+            })
+            .map(|l| {
+                let n = l.spec.rungs.len();
+                LadderState {
+                    ladder: l,
+                    players: (0..n).map(|_| None).collect(),
+                    broken: vec![false; n],
+                    last: history
+                        .iter()
+                        .rev()
+                        .find_map(|h| h.ladder.as_ref().map(|r| r.elo)),
+                }
+            });
         Evaluator {
             run,
             shared,
@@ -83,6 +113,7 @@ impl<'a> Evaluator<'a> {
             busy: Duration::ZERO,
             started: Instant::now(),
             bar: None,
+            ladder,
             cpu_seconds: 0.0,
         }
     }
@@ -97,7 +128,7 @@ impl<'a> Evaluator<'a> {
         let cpu0 = thread_cpu_seconds();
         let ec = self.run.cfg.evaluation.clone();
         let nothing = ec.games == 0 || !(ec.vs_previous || ec.vs_first);
-        if nothing && self.anchors.is_empty() {
+        if nothing && self.anchors.is_empty() && self.ladder.is_none() {
             return Ok(());
         }
         while !self.stopped() {
@@ -137,6 +168,7 @@ impl<'a> Evaluator<'a> {
         label: &str,
         games: usize,
         tc: TimeControl,
+        max_plies: Option<u32>,
     ) -> Result<Option<MatchReport>> {
         let bar = self.bar.as_ref();
         let ec = &self.run.cfg.evaluation;
@@ -155,7 +187,7 @@ impl<'a> Evaluator<'a> {
         };
         let settings = MatchSettings {
             tc,
-            max_plies: self.run.cfg.selfplay.max_plies,
+            max_plies: max_plies.unwrap_or(self.run.cfg.selfplay.max_plies),
             ..MatchSettings::default()
         };
         if let Some(bar) = bar {
@@ -214,6 +246,7 @@ impl<'a> Evaluator<'a> {
             seconds: state.seconds,
             matches: Vec::new(),
             promoted: !ec.gating,
+            ladder: None,
         };
         let mut m = |r: Option<MatchReport>| -> bool {
             match r {
@@ -226,7 +259,14 @@ impl<'a> Evaluator<'a> {
         };
         if ec.games > 0 && ec.vs_previous && prev != gen {
             let label = format!("gen{prev}");
-            let r = self.play(gen, Opponent::Generation(prev), &label, ec.games, nodes)?;
+            let r = self.play(
+                gen,
+                Opponent::Generation(prev),
+                &label,
+                ec.games,
+                nodes,
+                None,
+            )?;
             if !m(r) {
                 return Ok(());
             }
@@ -235,7 +275,7 @@ impl<'a> Evaluator<'a> {
             && ec.vs_first
             && gen != 0
             && !(ec.vs_previous && prev == 0)
-            && !m(self.play(gen, Opponent::Generation(0), "gen0", ec.games, nodes)?)
+            && !m(self.play(gen, Opponent::Generation(0), "gen0", ec.games, nodes, None)?)
         {
             return Ok(());
         }
@@ -279,10 +319,26 @@ impl<'a> Evaluator<'a> {
             let Some(mut player) = self.anchors[i].player.take() else {
                 continue;
             };
-            let r = self.play(gen, Opponent::Anchor(&mut player), &a.name, a.games, tc);
+            let r = self.play(
+                gen,
+                Opponent::Anchor(&mut player),
+                &a.name,
+                a.games,
+                tc,
+                None,
+            );
             self.anchors[i].player = Some(player);
             if !m(r?) {
                 return Ok(());
+            }
+        }
+        if self.ladder.is_some() && self.rounds.is_multiple_of(ec.ladder_every) {
+            match self.play_ladder(gen)? {
+                Some((matches, ladder)) => {
+                    rep.matches.extend(matches);
+                    rep.ladder = ladder;
+                }
+                None => return Ok(()),
             }
         }
         if ec.gating {
@@ -296,6 +352,89 @@ impl<'a> Evaluator<'a> {
         self.record(rep)
     }
 
+    /// Plays the rungs around the last rating and rates `gen` on the ladder; None when the run
+    /// stopped during it. A rung whose player cannot start is left out with a warning.
+    #[allow(clippy::type_complexity)]
+    fn play_ladder(
+        &mut self,
+        gen: u64,
+    ) -> Result<Option<(Vec<MatchReport>, Option<LadderReport>)>> {
+        let Some(mut st) = self.ladder.take() else {
+            return Ok(Some((Vec::new(), None)));
+        };
+        let r = self.play_ladder_with(gen, &mut st);
+        self.ladder = Some(st);
+        r
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn play_ladder_with(
+        &mut self,
+        gen: u64,
+        st: &mut LadderState,
+    ) -> Result<Option<(Vec<MatchReport>, Option<LadderReport>)>> {
+        let games = self.run.cfg.evaluation.ladder_games / 2;
+        let mut matches = Vec::new();
+        let mut tallies = Vec::new();
+        for i in st.ladder.rungs_around(st.last) {
+            if st.broken[i] {
+                continue;
+            }
+            let rung = st.ladder.spec.rungs[i].clone();
+            if st.players[i].is_none() {
+                match rung.player(&self.run.variant) {
+                    Ok(p) => st.players[i] = Some(p),
+                    Err(e) => {
+                        self.reporter.log(&format!(
+                            "ladder rung {}: cannot start ({e:#}); it is left out of this run's ladder",
+                            rung.name
+                        ));
+                        st.broken[i] = true;
+                        continue;
+                    }
+                }
+            }
+            let Some(mut player) = st.players[i].take() else {
+                continue;
+            };
+            let max_plies = Some(st.ladder.spec.max_plies).filter(|&m| m > 0);
+            let tc = rung.time_control();
+            let r = self.play(
+                gen,
+                Opponent::Anchor(&mut player),
+                &rung.name,
+                games,
+                tc,
+                max_plies,
+            );
+            st.players[i] = Some(player);
+            let Some(m) = r? else {
+                return Ok(None);
+            };
+            tallies.push((i, arena::Tally::new(m.wins, m.draws, m.losses)));
+            matches.push(m);
+        }
+        let rating = st.ladder.place(&tallies).map(|x| LadderReport {
+            name: st.ladder.name.clone(),
+            elo: x.elo,
+            low: x.low,
+            high: x.high,
+            games: x.games,
+            rungs: tallies
+                .iter()
+                .map(|(i, _)| (st.ladder.spec.rungs[*i].name.clone(), st.ladder.elo[*i]))
+                .collect(),
+        });
+        if let Some(r) = &rating {
+            st.last = Some(r.elo);
+            for (rung, elo) in st.ladder.spec.rungs.iter().zip(&st.ladder.elo) {
+                self.reporter
+                    .scalar(&format!("ladder/rung/{}", rung.name), *elo, gen);
+            }
+        }
+        Ok(Some((matches, rating)))
+    }
+
     fn record(&self, rep: GenerationReport) -> Result<()> {
         let gen = rep.generation;
         let mut parts = Vec::new();
@@ -307,6 +446,25 @@ impl<'a> Evaluator<'a> {
             parts.push(format!(
                 "vs {} +{} ={} -{} score {:.3} Elo {:+.0} [{:+.0}, {:+.0}]",
                 r.opponent, r.wins, r.draws, r.losses, r.score, r.elo, r.elo_low, r.elo_high
+            ));
+        }
+        if let Some(l) = &rep.ladder {
+            self.reporter.scalar("elo/ladder", l.elo, gen);
+            self.reporter.scalar("elo/ladder_low", l.low, gen);
+            self.reporter.scalar("elo/ladder_high", l.high, gen);
+            let rungs: Vec<String> = l
+                .rungs
+                .iter()
+                .map(|(n, e)| format!("{n} {e:+.0}"))
+                .collect();
+            parts.push(format!(
+                "on the {} ladder Elo {:+.0} [{:+.0}, {:+.0}] from {} games ({})",
+                l.name,
+                l.elo,
+                l.low,
+                l.high,
+                l.games,
+                rungs.join(", ")
             ));
         }
         let gating = self.run.cfg.evaluation.gating;

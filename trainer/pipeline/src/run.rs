@@ -59,6 +59,27 @@ pub struct GenerationReport {
     pub matches: Vec<MatchReport>,
     /// Whether it became the self-play network.
     pub promoted: bool,
+    /// Its rating on the run's ladder, when it played the ladder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ladder: Option<LadderReport>,
+}
+
+/// A generation's rating on the ladder: one maximum-likelihood Elo from all its games against
+/// the rungs it played, with the 95% likelihood-ratio interval.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct LadderReport {
+    /// The ladder's name.
+    pub name: String,
+    /// Elo on the ladder's scale.
+    pub elo: f64,
+    /// 95% interval, low end.
+    pub low: f64,
+    /// 95% interval, high end.
+    pub high: f64,
+    /// Games it is based on.
+    pub games: u64,
+    /// The rungs played and their calibrated Elo.
+    pub rungs: Vec<(String, f64)>,
 }
 
 /// A match summary from the evaluated network's point of view.
@@ -200,6 +221,30 @@ impl Run {
         self.dir
             .join("models")
             .join(format!("{generation:06}.safetensors"))
+    }
+
+    /// The run's ladder (None without `evaluation.ladder`): the copy frozen in the run
+    /// directory (`ladder.toml` + `ladder.calibration.toml`), so a recalibration elsewhere
+    /// never moves a running scale; made from the config's ladder on first use.
+    pub fn ladder(&self) -> Result<Option<crate::ladder::Ladder>> {
+        let name = &self.cfg.evaluation.ladder;
+        if name.is_empty() {
+            return Ok(None);
+        }
+        let frozen = self.dir.join("ladder.toml");
+        if frozen.exists() {
+            let mut l = crate::ladder::Ladder::load_path(&frozen)?;
+            l.name = Path::new(name)
+                .file_stem()
+                .map_or(l.name, |s| s.to_string_lossy().into_owned());
+            return Ok(Some(l));
+        }
+        let l = crate::ladder::Ladder::load(name)?;
+        l.calibration
+            .save(&crate::ladder::calibration_path(&frozen))?;
+        let spec = toml::to_string(&l.spec).context("serialising the ladder")?;
+        write_atomic(&frozen, spec.as_bytes())?;
+        Ok(Some(l))
     }
 
     /// Reads state.json; a damaged one is an error naming the file.

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# A paired ablation: two runs of the same config and seeds that differ in one key, then the
+# strength of their last networks on the ladder (one maximum-likelihood Elo each, from games
+# against the same rungs) and head to head. The base run is reused when it already exists, so
+# several ablations share it.
+#
+#   scripts/ablate.sh NAME TABLE KEY VALUE [--config F] [--generations N] [--games N] [--rungs A,B]
+#   scripts/ablate.sh q-ratio replay q_ratio 0.5
+#
+# Runs go to runs/ablate-base and runs/ablate-NAME; figures to runs/ablate-NAME/ablation.txt.
+# Both runs stop after the same number of generations (default 120) rather than the same time,
+# so another job on the machine slows both alike instead of deciding the result.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 4 ] || { sed -n 2,12p "$0"; exit 2; }
+name=$1 table=$2 key=$3 value=$4
+shift 4
+config=configs/runs/default.toml generations=120 games=50 rungs=fsf-skill0,fsf-skill5 nodes=16
+while [ $# -gt 0 ]; do
+  case $1 in
+    --config) config=$2; shift 2 ;;
+    --generations) generations=$2; shift 2 ;;
+    --games) games=$2; shift 2 ;;
+    --rungs) rungs=$2; shift 2 ;;
+    --nodes) nodes=$2; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+variant=$(sed -n 's/^variant *= *"\(.*\)".*/\1/p' "$config" | head -n 1)
+ladder=$(sed -n 's/^ladder *= *"\(.*\)".*/\1/p' "$config" | head -n 1)
+bin=target/release/trainer
+[ -x "$bin" ] || cargo build --release --locked -p trainer
+mkdir -p runs/ablate-configs
+
+# Writes $1 from $config with the run name, the generation budget and (optionally) TABLE.KEY.
+edit() {
+  python3 - "$config" "$1" "$2" "$generations" "${3:-}" "${4:-}" "${5:-}" <<'PY'
+import re, sys
+src, out, run, gens, table, key, value = sys.argv[1:8]
+lines = open(src).read().splitlines()
+def set_key(lines, table, key, value):
+    # The key's line inside [table] (top level when table is "-"), replaced or added.
+    start, end = 0, len(lines)
+    if table != "-":
+        hdr = [i for i, l in enumerate(lines) if l.strip() == f"[{table}]"]
+        if not hdr:
+            return lines + ["", f"[{table}]", f"{key} = {value}"]
+        start = hdr[0] + 1
+    for i in range(start, len(lines)):
+        if lines[i].startswith("["):
+            end = i
+            break
+    for i in range(start, end):
+        if re.match(rf"\s*{re.escape(key)}\s*=", lines[i]):
+            lines[i] = f"{key} = {value}"
+            return lines
+    # A top-level key goes before the first table; a table key right after its header.
+    lines.insert(end if table == "-" else start, f"{key} = {value}")
+    return lines
+lines = set_key(lines, "-", "name", f'"{run}"')
+lines = set_key(lines, "-", "generations", gens)
+lines = set_key(lines, "-", "max_minutes", "0")
+if table:
+    lines = set_key(lines, table, key, value)
+open(out, "w").write("\n".join(lines) + "\n")
+PY
+}
+
+base=runs/ablate-configs/ablate-base.toml
+test=runs/ablate-configs/ablate-$name.toml
+edit "$base" ablate-base
+edit "$test" "ablate-$name" "$table" "$key" "$value"
+export OMP_WAIT_POLICY=PASSIVE
+for c in "$base" "$test"; do
+  r=runs/$(basename "$c" .toml)
+  if [ -f "$r/state.json" ] && grep -q '"complete": true' "$r/state.json"; then
+    echo "$r is complete: reused"
+  else
+    "$bin" run --config "$c" --runs-dir runs > /dev/null
+  fi
+done
+
+last() { ls "runs/$1/models/"*.safetensors | sort | tail -n 1; }
+a=$(last ablate-base) b=$(last "ablate-$name")
+out=runs/ablate-$name/ablation.txt
+{
+  echo "ablation $name: [$table] $key = $value against the base ($config, $generations generations)"
+  echo "base $a: $(grep -o '"seconds": [0-9.]*' runs/ablate-base/state.json | head -n 1)"
+  echo "test $b: $(grep -o '"seconds": [0-9.]*' "runs/ablate-$name/state.json" | head -n 1)"
+  for p in "$a" "$b"; do
+    echo "ladder placement of $p:"
+    "$bin" ladder place --ladder "${ladder:-$variant}" --player "model:$p" --rungs "$rungs" --games "$games" --nodes "$nodes"
+  done
+  echo "head to head (test as A):"
+  "$bin" arena --variant "$variant" --player "model:$b" --player "model:$a" \
+      --games $((games * 2)) --nodes "$nodes" --random-plies 4 --seed 5 | tail -n 3
+} | tee "$out"
