@@ -4,7 +4,7 @@
 use crate::config::{ModelConfig, TrainConfig};
 use crate::error::{io_err, ModelError, Result};
 use crate::net::{NetShape, Network};
-use crate::optim::Optimizer;
+use crate::optim::{Ema, Optimizer};
 use crate::train::{SplitMix, Trainer};
 use rules::VariantSpec;
 use selfplay::EncodingSpec;
@@ -143,7 +143,17 @@ fn sidecar_path(weights: &Path) -> PathBuf {
 
 /// Saves weights (`path`, `.safetensors`) and the sidecar (`path` with `.json`), atomically.
 pub fn save_model(vs: &VarStore, meta: &ModelMeta, path: &Path) -> Result<()> {
-    let mut named: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
+    save_named_model(vs.variables().into_iter().collect(), meta, path)
+}
+
+/// Saves the network a trainer publishes, like [`save_model`]: the moving average of its
+/// weights when `training.ema_decay` > 0 (with the live batch-norm statistics), else its live
+/// weights.
+pub fn save_published_model(t: &Trainer, meta: &ModelMeta, path: &Path) -> Result<()> {
+    save_named_model(t.published_variables(), meta, path)
+}
+
+fn save_named_model(mut named: Vec<(String, Tensor)>, meta: &ModelMeta, path: &Path) -> Result<()> {
     named.sort_by(|a, b| a.0.cmp(&b.0));
     save_tensors_atomic(path, &named)?;
     let json = serde_json::to_vec_pretty(meta).expect("metadata serialises");
@@ -270,6 +280,10 @@ pub struct CheckpointState {
     pub loss_scale: f64,
     /// Finite steps since the loss scale changed.
     pub good_steps: u64,
+    /// Updates of the weights' moving average, when the checkpoint holds one
+    /// (`<stem>.ema.safetensors`).
+    #[serde(default)]
+    pub ema_updates: Option<u64>,
     /// The caller's own counters (the run loop's generation, games...).
     #[serde(default)]
     pub extra: serde_json::Value,
@@ -278,8 +292,9 @@ pub struct CheckpointState {
     pub fallback: Option<String>,
 }
 
-/// Saves a checkpoint into `dir` as `step-<n>.{safetensors,optim.safetensors,json}` and then
-/// points `dir/LATEST` at it; keeps the previous one, removes older ones.
+/// Saves a checkpoint into `dir` as `step-<n>.{safetensors,optim.safetensors,state.json,json}`
+/// (and `step-<n>.ema.safetensors` with the weights' moving average, when the trainer keeps
+/// one), then points `dir/LATEST` at it; keeps the previous one, removes older ones.
 pub fn save_checkpoint(
     dir: &Path,
     t: &Trainer,
@@ -295,6 +310,9 @@ pub fn save_checkpoint(
         &dir.join(format!("{stem}.optim.safetensors")),
         &t.opt.state(),
     )?;
+    if let Some(e) = t.ema() {
+        save_tensors_atomic(&dir.join(format!("{stem}.ema.safetensors")), &e.state())?;
+    }
     let state = CheckpointState {
         meta: m,
         train: t.cfg.clone(),
@@ -303,6 +321,7 @@ pub fn save_checkpoint(
         rng_state: t.rng.0,
         loss_scale: t.loss_scale,
         good_steps: t.good_steps,
+        ema_updates: t.ema().map(|e| e.updates),
         extra,
         fallback: None,
     };
@@ -334,9 +353,11 @@ pub fn has_checkpoint(dir: &Path) -> bool {
 }
 
 /// Loads the latest checkpoint of `dir` into a trainer on `device`. `train` overrides the saved
-/// hyper-parameters when given (the optimizer kind must stay the same). `LATEST` must name a
-/// checkpoint of `dir` (`step-<n>`); when that checkpoint is damaged, the newest one that
-/// loads is used instead and `CheckpointState::fallback` says why.
+/// hyper-parameters when given (the optimizer kind must stay the same). With `ema_decay` > 0,
+/// the weights' moving average continues from the checkpoint's, or starts from the loaded
+/// weights when the checkpoint has none. `LATEST` must name a checkpoint of `dir`
+/// (`step-<n>`); when that checkpoint is damaged, the newest one that loads is used instead
+/// and `CheckpointState::fallback` says why.
 pub fn load_checkpoint(
     dir: &Path,
     device: Device,
@@ -420,6 +441,28 @@ fn load_stem(
             path: op.display().to_string(),
             reason,
         })?;
+    let ema = if cfg.ema_decay > 0.0 {
+        let mut avg = Ema::new(cfg.ema_decay, &vs);
+        if let Some(updates) = state.ema_updates {
+            let ep = dir.join(format!("{stem}.ema.safetensors"));
+            let named = Tensor::read_safetensors(&ep).map_err(|e| ModelError::Checkpoint {
+                path: ep.display().to_string(),
+                reason: format!("cannot read the weights' moving average: {e}"),
+            })?;
+            let named = named
+                .into_iter()
+                .map(|(k, t)| (k, t.to_device(device)))
+                .collect();
+            avg.load_state(named, updates)
+                .map_err(|reason| ModelError::Checkpoint {
+                    path: ep.display().to_string(),
+                    reason,
+                })?;
+        }
+        Some(avg)
+    } else {
+        None
+    };
     let t = Trainer {
         vs,
         net,
@@ -430,6 +473,8 @@ fn load_stem(
         loss_scale: state.loss_scale,
         good_steps: state.good_steps,
         rng: SplitMix(state.rng_state),
+        ema,
+        progress: 0.0,
     };
     Ok((t, state))
 }

@@ -142,6 +142,10 @@ pub enum Schedule {
     Cosine,
     /// Multiply by `gamma` every `step_size` steps.
     Step,
+    /// Cosine decay from `lr` to `min_lr` over the run's progress in [0, 1] (the larger of the
+    /// fraction of `max_minutes` spent and the fraction of `generations` trained), so that the
+    /// rate reaches `min_lr` when the run's budget ends; the warm-up ramp multiplies it.
+    Budget,
 }
 
 /// Training hyper-parameters (the `[training]` table of a run config).
@@ -152,7 +156,9 @@ pub struct TrainConfig {
     pub optimizer: OptimizerKind,
     /// Peak learning rate.
     pub lr: f64,
-    /// Schedule after warm-up.
+    /// Schedule after warm-up: `constant`, `cosine` (over `total_steps`), `step` (`gamma`
+    /// every `step_size` steps) or `budget` (cosine over the run's progress: its time budget
+    /// `max_minutes` or its `generations`, whichever is nearer its end).
     pub schedule: Schedule,
     /// Linear warm-up steps.
     pub warmup_steps: u64,
@@ -181,6 +187,12 @@ pub struct TrainConfig {
     pub mixed_precision: bool,
     /// Samples per training step.
     pub batch_size: usize,
+    /// Decay of the exponential moving average of the weights that published networks carry
+    /// (0, the default: the live weights are published), e.g. 0.999: after every optimizer
+    /// step, ema = d * ema + (1 - d) * w with d = min(ema_decay, (1 + t) / (10 + t)) at the
+    /// t-th update, so that early networks are not dominated by the random initialisation.
+    /// Batch-norm statistics are the live network's. Training continues on the live weights.
+    pub ema_decay: f64,
 }
 
 impl Default for TrainConfig {
@@ -202,15 +214,36 @@ impl Default for TrainConfig {
             value_loss_weight: 1.0,
             mixed_precision: true,
             batch_size: 256,
+            ema_decay: 0.0,
         }
     }
 }
 
 impl TrainConfig {
-    /// Learning rate at `step` (0-based).
+    /// Learning rate at `step` (0-based), at the start of the run (the `budget` schedule at
+    /// progress 0).
     pub fn lr_at(&self, step: u64) -> f64 {
+        self.lr_at_progress(step, 0.0)
+    }
+
+    /// Learning rate at `step` (0-based) when the run is `progress` (clamped to [0, 1]) of the
+    /// way through its budget; only the `budget` schedule reads `progress`.
+    pub fn lr_at_progress(&self, step: u64, progress: f64) -> f64 {
+        let cosine = |x: f64| {
+            self.min_lr + 0.5 * (self.lr - self.min_lr) * (1.0 + (std::f64::consts::PI * x).cos())
+        };
+        // NaN counts as the start.
+        let progress = if progress > 0.0 {
+            progress.min(1.0)
+        } else {
+            0.0
+        };
         if step < self.warmup_steps {
-            return self.lr * (step + 1) as f64 / self.warmup_steps as f64;
+            let peak = match self.schedule {
+                Schedule::Budget => cosine(progress),
+                _ => self.lr,
+            };
+            return peak * (step + 1) as f64 / self.warmup_steps as f64;
         }
         let t = step - self.warmup_steps;
         match self.schedule {
@@ -218,10 +251,9 @@ impl TrainConfig {
             Schedule::Step => self.lr * self.gamma.powi((t / self.step_size.max(1)) as i32),
             Schedule::Cosine => {
                 let span = self.total_steps.saturating_sub(self.warmup_steps).max(1);
-                let x = (t.min(span) as f64) / span as f64;
-                self.min_lr
-                    + 0.5 * (self.lr - self.min_lr) * (1.0 + (std::f64::consts::PI * x).cos())
+                cosine((t.min(span) as f64) / span as f64)
             }
+            Schedule::Budget => cosine(progress),
         }
     }
 
@@ -272,6 +304,12 @@ impl TrainConfig {
                 "step schedule needs step_size > 0 and gamma > 0".into(),
             );
         }
+        if !(0.0..1.0).contains(&self.ema_decay) {
+            return bad(
+                "ema_decay",
+                format!("{} is outside [0, 1) (0: off)", self.ema_decay),
+            );
+        }
         Ok(())
     }
 }
@@ -314,5 +352,59 @@ mod tests {
         t.schedule = Schedule::Step;
         t.step_size = 20;
         assert!((t.lr_at(35) - 0.01).abs() < 1e-12);
+    }
+
+    #[test]
+    fn budget_schedule_follows_the_runs_progress() {
+        let t = TrainConfig {
+            lr: 0.1,
+            min_lr: 0.02,
+            warmup_steps: 10,
+            schedule: Schedule::Budget,
+            ..Default::default()
+        };
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        // After warm-up: 0.02 + 0.5 * 0.08 * (1 + cos(pi * progress)), whatever the step.
+        for step in [10, 500, 10_000_000] {
+            assert!(close(t.lr_at_progress(step, 0.0), 0.1));
+            assert!(close(t.lr_at_progress(step, 0.5), 0.06));
+            assert!(close(
+                t.lr_at_progress(step, 0.25),
+                0.02 + 0.04 * (1.0 + 0.5f64.sqrt())
+            ));
+            assert!(close(t.lr_at_progress(step, 1.0), 0.02));
+        }
+        // Outside [0, 1] (a run past its budget) and NaN are clamped.
+        assert!(close(t.lr_at_progress(20, 1.5), 0.02));
+        assert!(close(t.lr_at_progress(20, -0.5), 0.1));
+        assert!(close(t.lr_at_progress(20, f64::NAN), 0.1));
+        // Warm-up: the ramp (step + 1) / 10 times the cosine at the current progress.
+        assert!(close(t.lr_at_progress(0, 0.0), 0.01));
+        assert!(close(t.lr_at_progress(4, 0.0), 0.05));
+        assert!(close(t.lr_at_progress(4, 0.5), 0.03));
+        assert!(close(t.lr_at_progress(9, 1.0), 0.02));
+        assert!(close(t.lr_at(4), 0.05));
+        // The other schedules ignore the progress.
+        let c = TrainConfig {
+            schedule: Schedule::Cosine,
+            total_steps: 110,
+            ..t.clone()
+        };
+        for step in [0, 5, 10, 60, 110] {
+            assert_eq!(c.lr_at_progress(step, 0.7), c.lr_at(step));
+        }
+        // The key parses and is checked.
+        let t: TrainConfig = toml::from_str("schedule = \"budget\"\nema_decay = 0.999\n").unwrap();
+        assert_eq!((t.schedule.clone(), t.ema_decay), (Schedule::Budget, 0.999));
+        t.validate("x.toml").unwrap();
+        for bad in [1.0, -0.1, f64::NAN] {
+            let e = TrainConfig {
+                ema_decay: bad,
+                ..t.clone()
+            }
+            .validate("x.toml")
+            .unwrap_err();
+            assert!(e.to_string().contains("training.ema_decay"), "{e}");
+        }
     }
 }

@@ -16,14 +16,15 @@ mod train;
 
 pub use checkpoint::{
     check_encoding, has_checkpoint, load_checkpoint, load_model, load_weights, read_meta,
-    save_checkpoint, save_model, write_atomic, CheckpointState, ModelMeta, FORMAT_VERSION,
+    save_checkpoint, save_model, save_published_model, write_atomic, CheckpointState, ModelMeta,
+    FORMAT_VERSION,
 };
 pub use config::{ModelConfig, OptimizerKind, Schedule, TrainConfig};
 pub use error::{ModelError, Result};
 pub use evaluator::{inference_kind, parse_device, NetEvaluator};
 pub use export::{export_onnx, export_torchscript, trace};
 pub use net::{InferenceNet, NetShape, Network};
-pub use optim::{decays, grad_norm, Optimizer};
+pub use optim::{decays, grad_norm, Ema, Optimizer};
 pub use tch;
 pub use train::{Batch, SplitMix, StepStats, Trainer};
 
@@ -42,13 +43,15 @@ pub fn threads() -> usize {
 }
 
 /// Copies the weights of the model file `path` into `t` (same shape), e.g. to start training
-/// from generation 0.
+/// from generation 0; the weights' moving average (if any) restarts from them.
 pub fn init_from_model(t: &mut Trainer, path: &std::path::Path) -> Result<()> {
     let (vs, _, _) = load_model(path, t.device)?;
     tch::no_grad(|| t.vs.copy(&vs)).map_err(|e| ModelError::Checkpoint {
         path: path.display().to_string(),
         reason: format!("initialising from it: {e}"),
-    })
+    })?;
+    t.reset_ema();
+    Ok(())
 }
 
 /// Network shape for a variant's encoder.

@@ -1,5 +1,5 @@
 //! SGD (Nesterov) and AdamW written over tensors, so that their state can be checkpointed
-//! (tch's built-in optimizers cannot save theirs).
+//! (tch's built-in optimizers cannot save theirs), and the moving average of the weights.
 
 use crate::config::{OptimizerKind, TrainConfig};
 use std::collections::BTreeMap;
@@ -127,6 +127,107 @@ impl Optimizer {
             ));
         }
         self.steps = steps;
+        Ok(())
+    }
+}
+
+/// Exponential moving average of the trainable variables: the weights of published networks
+/// when `training.ema_decay` > 0. Updated after every optimizer step with the warm-up decay
+/// `min(decay, (1 + t) / (10 + t))` at the `t`-th update (0-based).
+#[derive(Debug)]
+pub struct Ema {
+    decay: f64,
+    /// Averaged copy of every trainable variable, by name.
+    shadow: BTreeMap<String, Tensor>,
+    /// Updates taken.
+    pub updates: u64,
+}
+
+impl Ema {
+    /// An average that starts at the current weights of `vs`.
+    pub fn new(decay: f64, vs: &VarStore) -> Ema {
+        let shadow = tch::no_grad(|| {
+            trainable(vs)
+                .into_iter()
+                .map(|(name, t)| (name, t.detach().copy()))
+                .collect()
+        });
+        Ema {
+            decay,
+            shadow,
+            updates: 0,
+        }
+    }
+
+    /// The configured decay.
+    pub fn decay(&self) -> f64 {
+        self.decay
+    }
+
+    /// The decay of the `t`-th update (0-based): small at first, `decay` later.
+    pub fn decay_at(&self, t: u64) -> f64 {
+        self.decay.min((1.0 + t as f64) / (10.0 + t as f64))
+    }
+
+    /// One update towards the current weights of `vs`: ema = d * ema + (1 - d) * w.
+    pub fn update(&mut self, vs: &VarStore) {
+        let d = self.decay_at(self.updates);
+        let _guard = tch::no_grad_guard();
+        for (name, w) in trainable(vs) {
+            let e = self
+                .shadow
+                .get_mut(&name)
+                .expect("an average for every variable");
+            let _ = e.g_mul_scalar_(d).g_add_(&(&w * (1.0 - d)));
+        }
+        self.updates += 1;
+    }
+
+    /// The variables of `vs` with every trainable one replaced by its average (batch-norm
+    /// statistics and other buffers are the live ones), by name.
+    pub fn variables(&self, vs: &VarStore) -> Vec<(String, Tensor)> {
+        vs.variables()
+            .into_iter()
+            .map(|(name, t)| match self.shadow.get(&name) {
+                Some(e) => (name, e.shallow_clone()),
+                None => (name, t),
+            })
+            .collect()
+    }
+
+    /// The averages by variable name, for checkpoints.
+    pub fn state(&self) -> Vec<(String, Tensor)> {
+        self.shadow
+            .iter()
+            .map(|(k, t)| (k.clone(), t.shallow_clone()))
+            .collect()
+    }
+
+    /// Restores averages saved by [`Ema::state`] after `updates` updates; names and shapes
+    /// must match.
+    pub fn load_state(&mut self, named: Vec<(String, Tensor)>, updates: u64) -> Result<(), String> {
+        let mut seen = 0;
+        for (k, t) in named {
+            let Some(dst) = self.shadow.get_mut(&k) else {
+                return Err(format!("weight average of unknown variable {k:?}"));
+            };
+            if dst.size() != t.size() {
+                return Err(format!(
+                    "weight average {k:?} has shape {:?}, the network needs {:?}",
+                    t.size(),
+                    dst.size()
+                ));
+            }
+            tch::no_grad(|| dst.copy_(&t));
+            seen += 1;
+        }
+        if seen != self.shadow.len() {
+            return Err(format!(
+                "weight averages for {seen} variables, expected {}",
+                self.shadow.len()
+            ));
+        }
+        self.updates = updates;
         Ok(())
     }
 }

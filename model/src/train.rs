@@ -4,7 +4,7 @@
 use crate::config::{ModelConfig, TrainConfig};
 use crate::error::{ModelError, Result};
 use crate::net::{NetShape, Network};
-use crate::optim::{grad_norm, scale_grads, trainable, Optimizer};
+use crate::optim::{grad_norm, scale_grads, trainable, Ema, Optimizer};
 use tch::{nn::VarStore, Device, Kind, Tensor};
 
 /// The savable sampling generator (SplitMix64; its state is one `u64`).
@@ -111,6 +111,10 @@ pub struct Trainer {
     pub good_steps: u64,
     /// Sampling generator, saved in checkpoints.
     pub rng: SplitMix,
+    /// Moving average of the weights (`cfg.ema_decay` > 0), saved in checkpoints.
+    pub(crate) ema: Option<Ema>,
+    /// The run's progress in [0, 1] for the `budget` schedule, set by the caller before steps.
+    pub(crate) progress: f64,
 }
 
 impl Trainer {
@@ -126,6 +130,7 @@ impl Trainer {
         let vs = VarStore::new(device);
         let net = Network::new(&vs.root(), config, shape);
         let opt = Optimizer::new(cfg.optimizer.clone(), &vs);
+        let ema = (cfg.ema_decay > 0.0).then(|| Ema::new(cfg.ema_decay, &vs));
         Trainer {
             vs,
             net,
@@ -136,6 +141,46 @@ impl Trainer {
             loss_scale: 65536.0,
             good_steps: 0,
             rng: SplitMix(seed ^ 0xA076_1D64_78BD_642F),
+            ema,
+            progress: 0.0,
+        }
+    }
+
+    /// Sets the run's progress in [0, 1] (clamped; NaN counts as 0) that the `budget`
+    /// schedule follows from the next step on; other schedules ignore it.
+    pub fn set_progress(&mut self, progress: f64) {
+        self.progress = if progress > 0.0 {
+            progress.min(1.0)
+        } else {
+            0.0
+        };
+    }
+
+    /// The run's progress as last set (0 at first).
+    pub fn progress(&self) -> f64 {
+        self.progress
+    }
+
+    /// The moving average of the weights, when `cfg.ema_decay` > 0.
+    pub fn ema(&self) -> Option<&Ema> {
+        self.ema.as_ref()
+    }
+
+    /// Restarts the moving average (if any) from the current live weights, e.g. after they
+    /// were replaced.
+    pub fn reset_ema(&mut self) {
+        if let Some(e) = &self.ema {
+            self.ema = Some(Ema::new(e.decay(), &self.vs));
+        }
+    }
+
+    /// The weights a published network carries, by name: the moving average of the trainable
+    /// variables with the live batch-norm statistics when `cfg.ema_decay` > 0, else the live
+    /// variables.
+    pub fn published_variables(&self) -> Vec<(String, Tensor)> {
+        match &self.ema {
+            Some(e) => e.variables(&self.vs),
+            None => self.vs.variables().into_iter().collect(),
         }
     }
 
@@ -166,9 +211,10 @@ impl Trainer {
         })
     }
 
-    /// One optimisation step on `b`.
+    /// One optimisation step on `b` (then an update of the weights' moving average, if any).
+    /// The learning rate is the schedule's at this step and at the progress last set.
     pub fn train_step(&mut self, b: &Batch) -> StepStats {
-        let lr = self.cfg.lr_at(self.step);
+        let lr = self.cfg.lr_at_progress(self.step, self.progress);
         let amp = self.cfg.mixed_precision && self.device.is_cuda();
         // bf16 compute with f32 weights, done by hand: libtorch's autocast switch warns on
         // every call.
@@ -212,6 +258,9 @@ impl Trainer {
             scale_grads(&self.vs, self.cfg.grad_clip / gn);
         }
         self.opt.step(&self.vs, &self.cfg, lr);
+        if let Some(e) = &mut self.ema {
+            e.update(&self.vs);
+        }
         self.step += 1;
         stats
     }

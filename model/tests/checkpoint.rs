@@ -42,6 +42,13 @@ fn opt_bits(t: &Trainer) -> BTreeMap<String, (Vec<i64>, Vec<u32>)> {
         .collect()
 }
 
+fn published_bits(t: &Trainer) -> BTreeMap<String, (Vec<i64>, Vec<u32>)> {
+    t.published_variables()
+        .into_iter()
+        .map(|(k, t)| (k, (t.size(), bits(&t))))
+        .collect()
+}
+
 fn assert_same(
     what: &str,
     a: &BTreeMap<String, (Vec<i64>, Vec<u32>)>,
@@ -205,6 +212,9 @@ fn resume_is_exact(cfg: TrainConfig, name: &str) {
         for ext in ["safetensors", "json", "optim.safetensors", "state.json"] {
             want.insert(format!("step-{s:09}.{ext}"));
         }
+        if cfg.ema_decay > 0.0 {
+            want.insert(format!("step-{s:09}.ema.safetensors"));
+        }
     }
     assert_eq!(files_in(&dir), want);
 
@@ -212,6 +222,7 @@ fn resume_is_exact(cfg: TrainConfig, name: &str) {
     let (at_scale, at_good) = (a.loss_scale, a.good_steps);
     let at_vars = var_bits(&a.vs);
     let at_opt = opt_bits(&a);
+    let at_published = published_bits(&a);
     let n_opt = a.vs.trainable_variables().len()
         * if cfg.optimizer == OptimizerKind::AdamW {
             2
@@ -238,6 +249,15 @@ fn resume_is_exact(cfg: TrainConfig, name: &str) {
     assert_eq!(state.extra, serde_json::json!({ "generation": N - 1 }));
     assert_same("weights at the checkpoint", &at_vars, &var_bits(&b.vs));
     assert_same("optimizer state at the checkpoint", &at_opt, &opt_bits(&b));
+    assert_same(
+        "published weights at the checkpoint",
+        &at_published,
+        &published_bits(&b),
+    );
+    assert_eq!(
+        b.ema().map(|e| e.updates),
+        (cfg.ema_decay > 0.0).then_some(N as u64)
+    );
 
     for _ in 0..M {
         step(&mut b, &data, B);
@@ -250,6 +270,11 @@ fn resume_is_exact(cfg: TrainConfig, name: &str) {
         "optimizer state after resuming",
         &opt_bits(&a),
         &opt_bits(&b),
+    );
+    assert_same(
+        "published weights after resuming",
+        &published_bits(&a),
+        &published_bits(&b),
     );
     // The M steps did change things (the comparison above is not between untouched copies).
     let moved = var_bits(&a.vs)
@@ -294,6 +319,19 @@ fn resume_adamw_is_bit_exact() {
             ..Default::default()
         },
         "resume-adamw",
+    );
+}
+
+#[test]
+fn resume_with_a_weight_average_is_bit_exact() {
+    resume_is_exact(
+        TrainConfig {
+            optimizer: OptimizerKind::Sgd,
+            lr: 0.05,
+            ema_decay: 0.99,
+            ..Default::default()
+        },
+        "resume-ema",
     );
 }
 

@@ -203,3 +203,32 @@ fn mixed_precision_forward_trains_the_f32_weights() {
         vars.len()
     );
 }
+
+#[test]
+fn the_budget_schedule_follows_the_progress_set_on_the_trainer() {
+    let data = DataSet::minishogi(16, 4);
+    let cfg = TrainConfig {
+        lr: 0.1,
+        min_lr: 0.01,
+        warmup_steps: 2,
+        schedule: model::Schedule::Budget,
+        ..Default::default()
+    };
+    let mut t = Trainer::new(&tiny(), data.shape, cfg.clone(), Device::Cpu, 6);
+    assert_eq!(t.progress(), 0.0);
+    // (step, progress, learning rate): the warm-up ramp times the cosine over the progress.
+    let want = [
+        (0, 0.0, 0.05),
+        (1, 0.5, 0.055),
+        (2, 0.5, 0.055),
+        (3, 1.0, 0.01),
+        (4, 2.0, 0.01),
+    ];
+    for (s, progress, lr) in want {
+        t.set_progress(progress);
+        let st = step(&mut t, &data, 4);
+        assert!((st.lr - lr).abs() < 1e-12, "step {s}: {st:?}");
+        assert_eq!(st.lr, cfg.lr_at_progress(s, progress));
+    }
+    assert_eq!(t.progress(), 1.0);
+}

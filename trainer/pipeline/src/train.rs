@@ -11,8 +11,8 @@ use crate::Shared;
 use anyhow::{Context, Result};
 use indicatif::ProgressBar;
 use model::{
-    has_checkpoint, init_from_model, load_checkpoint, save_checkpoint, save_model, shape_of, Batch,
-    ModelMeta, Trainer,
+    has_checkpoint, init_from_model, load_checkpoint, save_checkpoint, save_model,
+    save_published_model, shape_of, Batch, ModelMeta, Trainer,
 };
 use selfplay::{PlayStats, ReplayWindow};
 use std::sync::atomic::Ordering;
@@ -42,6 +42,22 @@ fn new_trainer(run: &Run) -> Trainer {
         run.device,
         run.cfg.seed,
     )
+}
+
+/// The run's progress in [0, 1] that the `budget` learning-rate schedule follows: the larger
+/// of the fraction of the wall-time budget spent (when `max_minutes` is set) and the fraction
+/// of `generations` trained, counting the steps since the last publication as a fraction of
+/// `steps_per_generation` (so the rate falls smoothly within a generation).
+pub fn run_progress(
+    cfg: &crate::RunConfig,
+    seconds: f64,
+    generation: u64,
+    steps_since_publish: u64,
+) -> f64 {
+    let within = (steps_since_publish as f64 / cfg.steps_per_generation as f64).min(1.0);
+    let by_generations = (generation as f64 + within) / cfg.generations as f64;
+    let by_time = cfg.budget_seconds().map_or(0.0, |b| seconds / b);
+    by_generations.max(by_time).clamp(0.0, 1.0)
 }
 
 /// Writes the randomly initialised generation 0 of a new run.
@@ -115,7 +131,11 @@ impl<'a> TrainLoop<'a> {
             shared,
             reporter,
             workers,
-            window: ReplayWindow::new(run.encoder.clone()),
+            window: ReplayWindow::with_value_targets(
+                run.encoder.clone(),
+                run.cfg.replay.value_targets(),
+            )
+            .map_err(|e| anyhow::anyhow!("replay.{e}"))?,
             t,
             seen: Seen::default(),
             dir_times: store::DirTimes::default(),
@@ -292,11 +312,12 @@ impl<'a> TrainLoop<'a> {
         Ok(())
     }
 
-    /// Publishes the current weights as the next generation.
+    /// Publishes the current weights (their moving average with `training.ema_decay` > 0) as
+    /// the next generation.
     pub fn publish(&mut self) -> Result<u64> {
         let gen = self.shared.get().generation + 1;
         let run = self.run;
-        save_model(&self.t.vs, &meta(run, &self.t, gen), &run.model_path(gen))?;
+        save_published_model(&self.t, &meta(run, &self.t, gen), &run.model_path(gen))?;
         let steps = self.t.step - self.last_publish_step;
         self.last_publish_step = self.t.step;
         self.checkpoint(gen)?;
@@ -411,6 +432,9 @@ impl<'a> TrainLoop<'a> {
                 self.ingest()?;
             }
             if self.ready(state.best)? {
+                let done = self.t.step.saturating_sub(self.last_publish_step);
+                let progress = run_progress(cfg, self.seconds(), state.generation, done);
+                self.t.set_progress(progress);
                 self.step(bar)?;
                 let since = self.t.step - self.last_publish_step;
                 if since >= cfg.steps_per_generation {

@@ -1,15 +1,128 @@
 //! The replay window: the most recent training samples, turned into batches.
+//!
+//! A sample's WDL target is the game result for the side to move, optionally mixed with the
+//! search's root values ([`ValueTargets`]: lc0's `--q-ratio`, KataGo's short-term value).
 
 use crate::encoding::Encoder;
 use crate::samples::GameRecord;
-use rules::{Move, Position};
+use rules::{Color, Move, Position};
 use std::collections::VecDeque;
+
+/// Rounding may leave a recorded root value a hair outside [-1, 1] (the store accepts the same
+/// tolerance); such values are clamped.
+const VALUE_TOLERANCE: f32 = 1e-3;
+
+/// How a sample's WDL target mixes the game result with the search's root values:
+/// `(1 - q_ratio - short_term_ratio) * onehot(result) + q_ratio * wdl(root value) +
+/// short_term_ratio * wdl(short-term value)`, where `wdl(v) = (max(v, 0), 1 - |v|, max(-v, 0))`
+/// is the distribution whose expected score is `v`. All zero (the default): the result alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ValueTargets {
+    /// Weight of the position's own root value (lc0's q-ratio), in [0, 1].
+    pub q_ratio: f64,
+    /// Horizon `h` of the short-term value in plies (0: off): an exponentially weighted average
+    /// of the root values of this and the following recorded positions of the game, each from
+    /// this position's side to move, ply `d` ahead weighted `(1 - 1/h)^d / h`. An unrecorded
+    /// ply takes the value of the next recorded position (the result after the last one), and
+    /// every ply past the end takes the result, so the tail mass goes to the result. When every
+    /// position is recorded, the `k`-th following one weighs `(1 - 1/h)^k / h` (KataGo).
+    pub short_term_horizon: u32,
+    /// Weight of the short-term value, in [0, 1]; needs `short_term_horizon >= 1`.
+    pub short_term_ratio: f64,
+}
+
+impl ValueTargets {
+    /// Checks ranges; errors name the key.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.q_ratio) {
+            return Err("q_ratio: must be in [0, 1]".into());
+        }
+        if !(0.0..=1.0).contains(&self.short_term_ratio) {
+            return Err("short_term_ratio: must be in [0, 1]".into());
+        }
+        if self.q_ratio + self.short_term_ratio > 1.0 {
+            return Err(format!(
+                "short_term_ratio: q_ratio + short_term_ratio must be at most 1 (they are {} + {})",
+                self.q_ratio, self.short_term_ratio
+            ));
+        }
+        if self.short_term_ratio > 0.0 && self.short_term_horizon == 0 {
+            return Err("short_term_ratio: needs short_term_horizon >= 1 (plies)".into());
+        }
+        Ok(())
+    }
+
+    /// Whether the target is the game result alone.
+    pub fn result_only(&self) -> bool {
+        self.q_ratio == 0.0 && self.short_term_ratio == 0.0
+    }
+
+    fn short_term(&self) -> bool {
+        self.short_term_ratio > 0.0 && self.short_term_horizon > 0
+    }
+
+    /// The WDL target for a position whose side to move scores `result` (-1, 0, 1), whose root
+    /// value is `value` and whose short-term value is `short_term`.
+    pub fn mix(&self, result: i8, value: f32, short_term: f32) -> [f32; 3] {
+        let wdl = |v: f64| [v.max(0.0), 1.0 - v.abs(), (-v).max(0.0)];
+        let (z, q, s) = (
+            wdl(result as f64),
+            wdl(value as f64),
+            wdl(short_term as f64),
+        );
+        let rz = 1.0 - self.q_ratio - self.short_term_ratio;
+        std::array::from_fn(|k| {
+            (rz * z[k] + self.q_ratio * q[k] + self.short_term_ratio * s[k]) as f32
+        })
+    }
+}
+
+/// Short-term values of a game's recorded positions: `plies[i]` and `sides[i]` locate target
+/// `i`, `values[i]` is its root value (for `sides[i]`), `length` is the game's number of plies.
+fn short_term_values(
+    horizon: u32,
+    plies: &[usize],
+    sides: &[Color],
+    values: &[f32],
+    length: usize,
+    result: rules::GameResult,
+) -> Vec<f32> {
+    let keep = 1.0 - 1.0 / horizon as f64;
+    let n = values.len();
+    let mut out = vec![0.0f32; n];
+    // Backwards: the value from target i + 1 on (for sides[i + 1]), the result past the end.
+    let mut later = 0.0f64;
+    for i in (0..n).rev() {
+        let (next_ply, later_here) = if i + 1 < n {
+            let same = sides[i + 1] == sides[i];
+            (plies[i + 1], if same { later } else { -later })
+        } else {
+            (length, result.score_for(sides[i]) as f64)
+        };
+        // Plies plies[i]..next_ply take this root value, the rest the later average.
+        let tail = keep.powi((next_ply - plies[i]) as i32);
+        later = (1.0 - tail) * values[i] as f64 + tail * later_here;
+        out[i] = later as f32;
+    }
+    out
+}
+
+/// One recorded position of a stored game.
+struct StoredTarget {
+    ply: usize,
+    /// Sparse policy target.
+    policy: Vec<(u32, f32)>,
+    /// Root value for the side to move, in [-1, 1].
+    value: f32,
+    /// Short-term value for the side to move (0 when the window does not use it).
+    short_term: f32,
+}
 
 struct StoredGame {
     start: Position,
     moves: Vec<Move>,
-    /// (ply, sparse policy) of the positions with a target.
-    targets: Vec<(usize, Vec<(u32, f32)>)>,
+    /// The positions with a target, by ply.
+    targets: Vec<StoredTarget>,
     result: rules::GameResult,
     /// Samples added before this game (a running count, so lookups are a binary search).
     first_sample: u64,
@@ -18,20 +131,40 @@ struct StoredGame {
 /// The most recent samples of a run, oldest first.
 pub struct ReplayWindow {
     encoder: Encoder,
+    value_targets: ValueTargets,
     games: VecDeque<StoredGame>,
     samples: usize,
     total_added: u64,
 }
 
 impl ReplayWindow {
-    /// An empty window.
+    /// An empty window whose WDL targets are the game results.
     pub fn new(encoder: Encoder) -> ReplayWindow {
         ReplayWindow {
             encoder,
+            value_targets: ValueTargets::default(),
             games: VecDeque::new(),
             samples: 0,
             total_added: 0,
         }
+    }
+
+    /// An empty window whose WDL targets mix the results with the root values as `targets`
+    /// says (checked: errors name the key).
+    pub fn with_value_targets(
+        encoder: Encoder,
+        targets: ValueTargets,
+    ) -> Result<ReplayWindow, String> {
+        targets.validate()?;
+        Ok(ReplayWindow {
+            value_targets: targets,
+            ..ReplayWindow::new(encoder)
+        })
+    }
+
+    /// How the WDL targets are made.
+    pub fn value_targets(&self) -> &ValueTargets {
+        &self.value_targets
     }
 
     /// The encoder samples are encoded with.
@@ -54,13 +187,15 @@ impl ReplayWindow {
         self.total_added
     }
 
-    /// Adds a game's samples (checks the moves against the rules and the targets' indices).
+    /// Adds a game's samples (checks the moves against the rules, the targets' indices and
+    /// root values: finite and in [-1, 1]).
     pub fn add_game(&mut self, rec: &GameRecord) -> Result<(), String> {
         let v = self.encoder.variant().clone();
         let start = Position::from_sfen(&v, &rec.start_sfen).map_err(|e| e.to_string())?;
         let mut pos = start.clone();
         let mut moves = Vec::with_capacity(rec.moves.len());
         let mut targets = Vec::new();
+        let mut sides = Vec::new();
         let policy_len = self.encoder.policy_len() as u32;
         for (ply, (usi, target)) in rec.moves.iter().zip(&rec.targets).enumerate() {
             let mv = pos.parse_usi(usi).map_err(|e| format!("ply {ply}: {e}"))?;
@@ -68,10 +203,38 @@ impl ReplayWindow {
                 if t.policy.iter().any(|&(i, _)| i >= policy_len) {
                     return Err(format!("ply {ply}: policy index out of range"));
                 }
-                targets.push((ply, t.policy.clone()));
+                let lim = 1.0 + VALUE_TOLERANCE;
+                if !(-lim..=lim).contains(&t.value) {
+                    return Err(format!(
+                        "ply {ply}: root value {} is not in [-1, 1]",
+                        t.value
+                    ));
+                }
+                targets.push(StoredTarget {
+                    ply,
+                    policy: t.policy.clone(),
+                    value: t.value.clamp(-1.0, 1.0),
+                    short_term: 0.0,
+                });
+                sides.push(pos.side_to_move());
             }
             pos.make_move(mv);
             moves.push(mv);
+        }
+        if self.value_targets.short_term() {
+            let plies: Vec<usize> = targets.iter().map(|t| t.ply).collect();
+            let values: Vec<f32> = targets.iter().map(|t| t.value).collect();
+            let st = short_term_values(
+                self.value_targets.short_term_horizon,
+                &plies,
+                &sides,
+                &values,
+                moves.len(),
+                rec.result,
+            );
+            for (t, s) in targets.iter_mut().zip(st) {
+                t.short_term = s;
+            }
         }
         let first_sample = self.total_added;
         self.samples += targets.len();
@@ -97,8 +260,9 @@ impl ReplayWindow {
     }
 
     /// Fills a batch of `n` samples drawn uniformly (with replacement) from the window:
-    /// `inputs` (n * input_len), `policy` (n * policy_len, dense), `wdl` (n * 3, the game result
-    /// for the side to move). `below(k)` must return a uniform integer in `0..k`.
+    /// `inputs` (n * input_len), `policy` (n * policy_len, dense), `wdl` (n * 3, win/draw/loss
+    /// for the side to move: the game result, mixed with root values as the window's
+    /// [`ValueTargets`] say). `below(k)` must return a uniform integer in `0..k`.
     pub fn sample_batch(
         &self,
         n: usize,
@@ -118,6 +282,7 @@ impl ReplayWindow {
         if self.samples == 0 {
             return;
         }
+        let mixed = !self.value_targets.result_only();
         for i in 0..n {
             // Uniform over samples: the sample's running index, then its game by bisection.
             let base = self.games[0].first_sample;
@@ -126,17 +291,22 @@ impl ReplayWindow {
                 .games
                 .partition_point(|g| g.first_sample + g.targets.len() as u64 <= global);
             let game = &self.games[gi];
-            let (ply, target) = &game.targets[(global - game.first_sample) as usize];
+            let target = &game.targets[(global - game.first_sample) as usize];
             let mut pos = game.start.clone();
-            for &mv in &game.moves[..*ply] {
+            for &mv in &game.moves[..target.ply] {
                 pos.make_move(mv);
             }
             self.encoder.encode(&pos, &mut inputs[i * il..(i + 1) * il]);
-            for &(idx, p) in target {
+            for &(idx, p) in &target.policy {
                 policy[i * pl + idx as usize] += p;
             }
             let r = game.result.score_for(pos.side_to_move());
-            wdl[i * 3 + (1 - r) as usize] = 1.0;
+            if mixed {
+                let w = self.value_targets.mix(r, target.value, target.short_term);
+                wdl[i * 3..i * 3 + 3].copy_from_slice(&w);
+            } else {
+                wdl[i * 3 + (1 - r) as usize] = 1.0;
+            }
         }
     }
 }
@@ -145,7 +315,7 @@ impl ReplayWindow {
 mod tests {
     use super::*;
     use crate::samples::MoveTarget;
-    use rules::Variant;
+    use rules::{GameResult, Variant};
     use std::sync::Arc;
 
     #[test]
@@ -208,5 +378,302 @@ mod tests {
         let mut bad = rec.clone();
         bad.moves[0] = "1a1b".into();
         assert!(w.add_game(&bad).is_err());
+    }
+
+    /// A 4-ply minishogi game (first legal move each ply), every position recorded with the
+    /// given root values (sente to move at plies 0 and 2, gote at 1 and 3).
+    fn game(values: [f32; 4], result: GameResult) -> (Encoder, GameRecord) {
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let enc = Encoder::new(v.clone());
+        let mut pos = Position::start(v.clone());
+        let (mut moves, mut targets) = (Vec::new(), Vec::new());
+        for value in values {
+            let mv = pos.legal_moves()[0];
+            let idx = enc.move_to_index(&pos, mv) as u32;
+            moves.push(pos.move_to_usi(mv));
+            targets.push(Some(MoveTarget {
+                policy: vec![(idx, 1.0)],
+                value,
+            }));
+            pos.make_move(mv);
+        }
+        let rec = GameRecord {
+            start_sfen: v.start_sfen.clone(),
+            moves,
+            targets,
+            result,
+            reason: "test".into(),
+        };
+        (enc, rec)
+    }
+
+    /// The WDL targets of samples 0..n of a window holding only `rec`, in order.
+    fn targets_of(targets: ValueTargets, enc: &Encoder, rec: &GameRecord) -> Vec<[f32; 3]> {
+        let mut w = ReplayWindow::with_value_targets(enc.clone(), targets).unwrap();
+        w.add_game(rec).unwrap();
+        let n = w.len();
+        let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
+        let mut next = 0;
+        w.sample_batch(
+            n,
+            |_| {
+                next += 1;
+                next - 1
+            },
+            &mut x,
+            &mut p,
+            &mut z,
+        );
+        z.chunks(3).map(|c| [c[0], c[1], c[2]]).collect()
+    }
+
+    fn assert_close(got: &[[f32; 3]], want: &[[f32; 3]]) {
+        assert_eq!(got.len(), want.len());
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            for k in 0..3 {
+                assert!(
+                    (g[k] - w[k]).abs() < 1e-6,
+                    "sample {i}: got {g:?}, want {w:?}"
+                );
+            }
+            let s: f32 = g.iter().sum();
+            assert!(
+                (s - 1.0).abs() < 1e-6,
+                "sample {i}: {g:?} does not sum to 1"
+            );
+        }
+    }
+
+    const VALUES: [f32; 4] = [0.5, -0.2, 0.8, -1.0];
+
+    #[test]
+    fn q_ratio_mixes_the_root_value() {
+        let (enc, rec) = game(VALUES, GameResult::SenteWins);
+        let t = ValueTargets {
+            q_ratio: 0.25,
+            ..Default::default()
+        };
+        // 0.75 * onehot(result) + 0.25 * (max(v, 0), 1 - |v|, max(-v, 0)); sente won.
+        let want = [
+            [0.75 + 0.25 * 0.5, 0.25 * 0.5, 0.0], // sente, v = 0.5: a win
+            [0.0, 0.25 * 0.8, 0.75 + 0.25 * 0.2], // gote, v = -0.2: a loss
+            [0.75 + 0.25 * 0.8, 0.25 * 0.2, 0.0], // sente, v = 0.8
+            [0.0, 0.0, 1.0],                      // gote, v = -1: a loss either way
+        ];
+        assert_close(&targets_of(t, &enc, &rec), &want);
+    }
+
+    #[test]
+    fn short_term_value_alone() {
+        let (enc, rec) = game(VALUES, GameResult::Draw);
+        let t = ValueTargets {
+            short_term_horizon: 2,
+            short_term_ratio: 0.5,
+            ..Default::default()
+        };
+        // h = 2: weights (1/2) (1/2)^k. From sente's side the values are 0.5, 0.2, 0.8, 1.0
+        // and the draw 0 past the end:
+        //   st0 = 0.5 * (0.5 + 0.5 * 0.2 + 0.25 * 0.8 + 0.125 * 1.0) + 0.0625 * 0 = 0.4625
+        //   st1 = 0.5 * (0.2 + 0.5 * 0.8 + 0.25 * 1.0) = 0.425, so -0.425 for gote
+        //   st2 = 0.5 * (0.8 + 0.5 * 1.0) = 0.65
+        //   st3 = 0.5 * 1.0 = 0.5, so -0.5 for gote
+        // target = 0.5 * (0, 1, 0) + 0.5 * wdl(st).
+        let want = [
+            [0.5 * 0.4625, 0.5 + 0.5 * 0.5375, 0.0],
+            [0.0, 0.5 + 0.5 * 0.575, 0.5 * 0.425],
+            [0.5 * 0.65, 0.5 + 0.5 * 0.35, 0.0],
+            [0.0, 0.5 + 0.5 * 0.5, 0.5 * 0.5],
+        ];
+        assert_close(&targets_of(t, &enc, &rec), &want);
+    }
+
+    #[test]
+    fn q_ratio_and_short_term_value_together() {
+        let (enc, rec) = game(VALUES, GameResult::Draw);
+        let t = ValueTargets {
+            q_ratio: 0.25,
+            short_term_horizon: 2,
+            short_term_ratio: 0.5,
+        };
+        // 0.25 * (0, 1, 0) + 0.25 * wdl(v) + 0.5 * wdl(st), st as in the test above.
+        let want = [
+            [
+                0.25 * 0.5 + 0.5 * 0.4625,
+                0.25 + 0.25 * 0.5 + 0.5 * 0.5375,
+                0.0,
+            ],
+            [
+                0.0,
+                0.25 + 0.25 * 0.8 + 0.5 * 0.575,
+                0.25 * 0.2 + 0.5 * 0.425,
+            ],
+            [0.25 * 0.8 + 0.5 * 0.65, 0.25 + 0.25 * 0.2 + 0.5 * 0.35, 0.0],
+            [0.0, 0.25 + 0.5 * 0.5, 0.25 * 1.0 + 0.5 * 0.5],
+        ];
+        assert_close(&targets_of(t, &enc, &rec), &want);
+    }
+
+    #[test]
+    fn the_tail_of_the_short_term_value_goes_to_the_result() {
+        let (enc, rec) = game([0.0; 4], GameResult::GoteWins);
+        let t = ValueTargets {
+            short_term_horizon: 4,
+            short_term_ratio: 1.0,
+            ..Default::default()
+        };
+        // Root values all 0: st = (3/4)^(4 - i) * result, +-1 by the side to move.
+        let tail = |i: i32| 0.75f32.powi(4 - i);
+        let want: Vec<[f32; 3]> = (0..4)
+            .map(|i| {
+                let s = tail(i);
+                if i % 2 == 0 {
+                    [0.0, 1.0 - s, s] // sente lost
+                } else {
+                    [s, 1.0 - s, 0.0]
+                }
+            })
+            .collect();
+        assert_close(&targets_of(t, &enc, &rec), &want);
+    }
+
+    #[test]
+    fn short_term_values_over_plies_with_unrecorded_positions() {
+        use rules::Color::{Gote, Sente};
+        // Fully recorded (the values of the tests above, from each side to move).
+        let st = short_term_values(
+            2,
+            &[0, 1, 2, 3],
+            &[Sente, Gote, Sente, Gote],
+            &VALUES,
+            4,
+            GameResult::Draw,
+        );
+        for (g, w) in st.iter().zip([0.4625, -0.425, 0.65, -0.5]) {
+            assert!((g - w).abs() < 1e-6, "{st:?}");
+        }
+        // Plies 1 and 3 unrecorded: each takes the next recorded value (the result after the
+        // last): st2 = (1 - 1/4) * 0.8 + 1/4 * 0 = 0.6, st0 = 3/4 * 0.5 + 1/4 * 0.6 = 0.525.
+        let st = short_term_values(
+            2,
+            &[0, 2],
+            &[Sente, Sente],
+            &[0.5, 0.8],
+            4,
+            GameResult::Draw,
+        );
+        assert!(
+            (st[0] - 0.525).abs() < 1e-6 && (st[1] - 0.6).abs() < 1e-6,
+            "{st:?}"
+        );
+        // Horizon 1: the position's own value.
+        let st = short_term_values(
+            1,
+            &[0, 1, 2, 3],
+            &[Sente, Gote, Sente, Gote],
+            &VALUES,
+            4,
+            GameResult::SenteWins,
+        );
+        assert_eq!(st, VALUES.to_vec());
+    }
+
+    #[test]
+    fn with_both_ratios_zero_the_targets_are_the_results_exactly() {
+        let (enc, rec) = game(VALUES, GameResult::SenteWins);
+        let results = [
+            [1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0],
+        ];
+        let off = ValueTargets {
+            short_term_horizon: 8,
+            ..Default::default()
+        };
+        for t in [ValueTargets::default(), off] {
+            assert_eq!(targets_of(t, &enc, &rec), results);
+        }
+        // The same batch, inputs and policy included, as a plain window's.
+        let draw = |w: &ReplayWindow| {
+            let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
+            let mut next = 0;
+            w.sample_batch(
+                7,
+                |k| {
+                    next += 3;
+                    next % k
+                },
+                &mut x,
+                &mut p,
+                &mut z,
+            );
+            (x, p, z)
+        };
+        let mut plain = ReplayWindow::new(enc.clone());
+        let mut zero = ReplayWindow::with_value_targets(enc.clone(), off).unwrap();
+        plain.add_game(&rec).unwrap();
+        zero.add_game(&rec).unwrap();
+        assert_eq!(draw(&plain), draw(&zero));
+    }
+
+    #[test]
+    fn bad_root_values_are_refused() {
+        for bad in [f32::NAN, f32::INFINITY, 1.5, -1.01] {
+            let (enc, mut rec) = game(VALUES, GameResult::Draw);
+            rec.targets[2].as_mut().unwrap().value = bad;
+            let mut w = ReplayWindow::new(enc);
+            let e = w.add_game(&rec).unwrap_err();
+            assert!(e.contains("ply 2") && e.contains("root value"), "{e}");
+            assert!(w.is_empty());
+        }
+        // A rounding hair outside (the store's tolerance) is clamped.
+        let (enc, mut rec) = game(VALUES, GameResult::Draw);
+        rec.targets[0].as_mut().unwrap().value = 1.0005;
+        let t = ValueTargets {
+            q_ratio: 1.0,
+            ..Default::default()
+        };
+        assert_eq!(targets_of(t, &enc, &rec)[0], [1.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn ratios_are_checked() {
+        let enc = game(VALUES, GameResult::Draw).0;
+        let bad = |t: ValueTargets, key: &str| {
+            let e = ReplayWindow::with_value_targets(enc.clone(), t)
+                .err()
+                .expect("refused");
+            assert!(e.starts_with(key), "{e}");
+        };
+        let t = ValueTargets::default();
+        bad(ValueTargets { q_ratio: 1.5, ..t }, "q_ratio");
+        bad(
+            ValueTargets {
+                q_ratio: f64::NAN,
+                ..t
+            },
+            "q_ratio",
+        );
+        let st = ValueTargets {
+            short_term_horizon: 6,
+            short_term_ratio: 0.5,
+            ..t
+        };
+        bad(
+            ValueTargets {
+                short_term_ratio: -0.1,
+                ..st
+            },
+            "short_term_ratio",
+        );
+        bad(ValueTargets { q_ratio: 0.6, ..st }, "short_term_ratio");
+        bad(
+            ValueTargets {
+                short_term_horizon: 0,
+                ..st
+            },
+            "short_term_ratio",
+        );
+        assert!(ReplayWindow::with_value_targets(enc, ValueTargets { q_ratio: 0.5, ..st }).is_ok());
     }
 }
