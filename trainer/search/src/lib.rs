@@ -14,4 +14,4 @@ mod tree;
 
 pub use config::{Algorithm, SearchConfig};
 pub use evaluator::{Evaluation, Evaluator, EvaluatorError, Request, Ticket, UniformEvaluator};
-pub use mcts::{sample_move, Search, SearchResult};
+pub use mcts::{sample_move, sample_policy, Search, SearchResult};

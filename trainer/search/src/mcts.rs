@@ -736,25 +736,39 @@ fn terminal_wdl(v: f32) -> [f32; 3] {
 /// probability proportional to `visits^(1 / temperature)`; `rng_u01` is a uniform number in
 /// [0, 1). Temperature 0 (or no visits at all) gives `result.best`.
 pub fn sample_move(result: &SearchResult, temperature: f32, rng_u01: f32) -> Move {
-    let vmax = result.visits.iter().copied().max().unwrap_or(0);
-    if temperature <= 0.0 || vmax == 0 {
+    let visits: Vec<f64> = result.visits.iter().map(|&v| v as f64).collect();
+    sample_weighted(result, &visits, temperature, rng_u01)
+}
+
+/// Picks a move from a search result's improved policy (`policy_target`) with a temperature,
+/// for diverse Gumbel self-play openings: probability proportional to
+/// `policy_target^(1 / temperature)`. Temperature 0 gives `result.best`.
+pub fn sample_policy(result: &SearchResult, temperature: f32, rng_u01: f32) -> Move {
+    let p: Vec<f64> = result.policy_target.iter().map(|&p| p as f64).collect();
+    sample_weighted(result, &p, temperature, rng_u01)
+}
+
+/// Samples `result.moves` with probability proportional to `weights^(1 / temperature)`
+/// (zero weights never); `result.best` at temperature 0 or without a positive weight.
+fn sample_weighted(result: &SearchResult, weights: &[f64], temperature: f32, rng_u01: f32) -> Move {
+    let wmax = weights.iter().copied().fold(0.0, f64::max);
+    if temperature <= 0.0 || wmax <= 0.0 || !wmax.is_finite() {
         return result.best;
     }
     let inv_t = 1.0 / temperature as f64;
-    let vmax = vmax as f64;
-    let weight = |v: u32| {
-        if v == 0 {
-            0.0
+    let weight = |w: f64| {
+        if w > 0.0 {
+            ((w / wmax).ln() * inv_t).exp()
         } else {
-            ((v as f64 / vmax).ln() * inv_t).exp()
+            0.0
         }
     };
-    let total: f64 = result.visits.iter().map(|&v| weight(v)).sum();
+    let total: f64 = weights.iter().map(|&w| weight(w)).sum();
     let target = (rng_u01 as f64).clamp(0.0, 1.0) * total;
     let mut cum = 0.0;
     let mut last = result.best;
-    for (&m, &v) in result.moves.iter().zip(&result.visits) {
-        let w = weight(v);
+    for (&m, &w) in result.moves.iter().zip(weights) {
+        let w = weight(w);
         if w > 0.0 {
             cum += w;
             last = m;

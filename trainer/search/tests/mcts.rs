@@ -2,7 +2,7 @@
 //! protocol exactly as the self-play driver drives it.
 
 use rules::{Color, EndReason, Move, Position, Variant};
-use search::{sample_move, Algorithm, Search, SearchConfig, SearchResult};
+use search::{sample_move, sample_policy, Algorithm, Search, SearchConfig, SearchResult};
 use std::sync::Arc;
 
 fn minishogi() -> Arc<Variant> {
@@ -329,6 +329,34 @@ fn sample_move_with_temperature() {
     let top = r.visits.iter().copied().max().unwrap();
     let m = sample_move(&r, 0.01, 0.5);
     assert_eq!(r.visits[r.moves.iter().position(|&x| x == m).unwrap()], top);
+}
+
+#[test]
+fn sample_policy_follows_the_improved_policy() {
+    let mut s = Search::new(config(Algorithm::Gumbel, 32), pos(START), 5);
+    let (mut r, _) = run(&mut s, 32, true, uniform);
+    // A known target over the first three moves: 0.75, 0.25, then nothing.
+    let n = r.moves.len();
+    assert!(n >= 3);
+    r.policy_target = vec![0.0; n];
+    r.policy_target[0] = 0.75;
+    r.policy_target[1] = 0.25;
+    r.best = r.moves[2];
+    assert_eq!(sample_policy(&r, 0.0, 0.3), r.moves[2]);
+    // Uniform numbers below 0.75 pick the first move, the rest the second: never the third.
+    let picks: Vec<Move> = (0..100)
+        .map(|i| sample_policy(&r, 1.0, (i as f32 + 0.5) / 100.0))
+        .collect();
+    assert_eq!(picks.iter().filter(|&&m| m == r.moves[0]).count(), 75);
+    assert_eq!(picks.iter().filter(|&&m| m == r.moves[1]).count(), 25);
+    // Temperature 1/2 squares the weights: 9:1.
+    let picks: Vec<Move> = (0..100)
+        .map(|i| sample_policy(&r, 0.5, (i as f32 + 0.5) / 100.0))
+        .collect();
+    assert_eq!(picks.iter().filter(|&&m| m == r.moves[0]).count(), 90);
+    // No positive weight at all: the best move.
+    r.policy_target = vec![0.0; n];
+    assert_eq!(sample_policy(&r, 1.0, 0.5), r.best);
 }
 
 /// The self-play driver's shape: several games in lockstep, one leaf per game per batch.

@@ -8,7 +8,8 @@ use crate::encoding::Encoder;
 use crate::samples::{GameRecord, MoveTarget};
 use rules::{Color, Move, Position};
 use search::{
-    sample_move, Algorithm, Evaluator, EvaluatorError, Request, Search, SearchConfig, Ticket,
+    sample_move, sample_policy, Algorithm, Evaluator, EvaluatorError, Request, Search,
+    SearchConfig, Ticket,
 };
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
@@ -39,6 +40,12 @@ pub struct SelfPlayConfig {
     pub temperature_plies: u32,
     /// PUCT only: the sampling temperature.
     pub temperature: f32,
+    /// Gumbel only: plies played by sampling the improved policy (the training target) with
+    /// `gumbel_temperature`, so that games between workers and threads diverge early instead
+    /// of repeating the same lines (0: always the sequential-halving winner).
+    pub gumbel_sample_plies: u32,
+    /// Gumbel only: the temperature of those plies.
+    pub gumbel_temperature: f32,
     /// Playout-cap randomization: simulations of a full search (recorded for training).
     pub full_simulations: u32,
     /// Simulations of a fast search (not recorded, no noise).
@@ -66,6 +73,8 @@ impl Default for SelfPlayConfig {
             precision: Precision::Auto,
             temperature_plies: 20,
             temperature: 1.0,
+            gumbel_sample_plies: 0,
+            gumbel_temperature: 1.0,
             full_simulations: 64,
             fast_simulations: 16,
             full_probability: 0.25,
@@ -109,6 +118,9 @@ impl SelfPlayConfig {
         }
         if self.temperature.is_nan() || self.temperature < 0.0 {
             return Err("selfplay.temperature: must be at least 0".into());
+        }
+        if self.gumbel_temperature.is_nan() || self.gumbel_temperature < 0.0 {
+            return Err("selfplay.gumbel_temperature: must be at least 0".into());
         }
         Ok(())
     }
@@ -649,6 +661,9 @@ fn finish_move(
     let mv: Move = match (mode, algorithms[who]) {
         (Mode::SelfPlay, Algorithm::Puct) if (ply as u32) < cfg.temperature_plies => {
             sample_move(&r, cfg.temperature, rng.next_f32())
+        }
+        (Mode::SelfPlay, Algorithm::Gumbel) if (ply as u32) < cfg.gumbel_sample_plies => {
+            sample_policy(&r, cfg.gumbel_temperature, rng.next_f32())
         }
         _ => r.best,
     };
