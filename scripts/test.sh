@@ -9,6 +9,8 @@ scripts/ensure-apt.sh fairy-stockfish fairy-stockfish -- the Fairy-Stockfish cro
 # A one-node Slurm cluster for the cluster test (it skips without root or these).
 scripts/ensure-apt.sh slurmctld slurm-wlm -- the Slurm test
 scripts/ensure-apt.sh munged munge -- the Slurm test
+# Headless Chromium for the report's browser test.
+scripts/ensure-apt.sh chromium chromium -- the report browser test
 
 # The pinned libtorch (PyTorch 2.11.0 wheel) in .local/, for the model crate and the binary.
 scripts/setup-torch.sh >/dev/null

@@ -5,6 +5,7 @@ mod bench;
 mod benchreport;
 mod evalcmd;
 mod exportcmd;
+mod laddercmd;
 mod netcmd;
 mod play;
 mod rulescmd;
@@ -91,6 +92,16 @@ enum Command {
         #[arg(long)]
         run: PathBuf,
     },
+    /// One self-contained HTML page of a run: a summary and plots of Elo, data, losses,
+    /// diagnostics, self-play and time shares (from state.json and metrics.jsonl).
+    Report {
+        /// Run directory.
+        #[arg(long)]
+        run: PathBuf,
+        /// Output file (default: DIR/report.html).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Trainer and evaluator of a run, as their own process: trains on the games that
     /// `trainer selfplay` workers write and publishes networks for them.
     Train {
@@ -168,6 +179,11 @@ enum Command {
     Arena(arena::ArenaArgs),
     /// Play our engine in the terminal (moves in USI notation).
     Play(play::PlayArgs),
+    /// A ladder of fixed opponents: calibrate it, refit it from its games, place a player.
+    Ladder {
+        #[command(subcommand)]
+        what: laddercmd::LadderCommand,
+    },
     /// Benchmarks (figures for BENCHMARKS.md).
     Bench {
         #[command(subcommand)]
@@ -210,6 +226,9 @@ fn main() {
         } => pipeline::Run::open(&config, &runs_dir, resume)
             .and_then(|r| pipeline::run_all(&r, pipeline::stop_on_signals()?)),
         Command::Status { run } => pipeline::status::report(&run).map(|r| print!("{r}")),
+        Command::Report { run, out } => {
+            pipeline::report::write(&run, out.as_deref()).map(|p| println!("{}", p.display()))
+        }
         Command::Selfplay { run, threads } => pipeline::Run::resume(&run)
             .and_then(|r| pipeline::run_selfplay(&r, threads, pipeline::stop_on_signals()?))
             .map(|_| ()),
@@ -251,6 +270,7 @@ fn main() {
         Command::ExportVariant(a) => exportcmd::export_variant(a),
         Command::Play(a) => play::run(a),
         Command::Bench { what } => bench::run(what),
+        Command::Ladder { what } => laddercmd::run(what),
     };
     if let Err(e) = r {
         eprintln!("error: {e:#}");

@@ -79,7 +79,8 @@ fn default_min_samples() -> usize {
     2000
 }
 
-/// The replay window: the most recent samples, growing with the run.
+/// The replay window: the most recent samples, growing with the run, and how its samples'
+/// value targets are made.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ReplayConfig {
@@ -87,8 +88,31 @@ pub struct ReplayConfig {
     pub min_window: usize,
     /// Largest window (samples).
     pub max_window: usize,
-    /// Above `min_window`, the window grows by this fraction of every new sample.
+    /// Above `min_window`, the window grows by this fraction of every new sample (when
+    /// `exponent` is 0).
     pub growth: f64,
+    /// 0 (default): the window grows linearly by `growth`. In (0, 1]: KataGo's power law
+    /// (`shuffle.py`): after N > c = `min_window` samples, the window is
+    /// c * (1 + scale * ((N / c)^exponent - 1) / exponent), capped by `max_window`
+    /// (KataGo uses 0.75). It grows by `scale` of each new sample at first, then ever slower.
+    pub exponent: f64,
+    /// The power law's initial growth per new sample, in [0, 1] (KataGo's 0.4; used only when
+    /// `exponent` > 0; `exponent` = 1 is the linear window with `growth` = `scale`).
+    pub scale: f64,
+    /// Weight of the search's root value in the WDL target (lc0's `--q-ratio`), in [0, 1]
+    /// (default 0: the game result alone): the target is (1 - q_ratio - short_term_ratio) *
+    /// onehot(result) + q_ratio * wdl(root value) + short_term_ratio * wdl(short-term value),
+    /// with wdl(v) = (max(v, 0), 1 - |v|, max(-v, 0)).
+    pub q_ratio: f64,
+    /// Horizon h in plies of KataGo's short-term value target (0, the default: off): an
+    /// exponentially weighted average of the root values of the position and the following
+    /// recorded positions of its game (ply d ahead weighted (1 - 1/h)^d / h, each value from
+    /// the position's side to move, an unrecorded ply taking the next recorded value), the
+    /// game result standing in for every ply past the end.
+    pub short_term_horizon: u32,
+    /// Weight of the short-term value in the WDL target, in [0, 1] (default 0; needs
+    /// `short_term_horizon` >= 1 and q_ratio + short_term_ratio <= 1).
+    pub short_term_ratio: f64,
 }
 
 impl Default for ReplayConfig {
@@ -97,6 +121,11 @@ impl Default for ReplayConfig {
             min_window: 20_000,
             max_window: 500_000,
             growth: 0.5,
+            exponent: 0.0,
+            scale: 0.4,
+            q_ratio: 0.0,
+            short_term_horizon: 0,
+            short_term_ratio: 0.0,
         }
     }
 }
@@ -108,10 +137,42 @@ impl ReplayConfig {
         let min = self.min_window as f64;
         let w = if total <= min {
             min
+        } else if self.exponent > 0.0 {
+            let a = self.exponent;
+            min * (1.0 + self.scale * ((total / min).powf(a) - 1.0) / a)
         } else {
             min + self.growth * (total - min)
         };
         (w as usize).min(self.max_window)
+    }
+
+    /// How the samples' WDL targets are made (for [`selfplay::ReplayWindow`]).
+    pub fn value_targets(&self) -> selfplay::replay::ValueTargets {
+        selfplay::replay::ValueTargets {
+            q_ratio: self.q_ratio,
+            short_term_horizon: self.short_term_horizon,
+            short_term_ratio: self.short_term_ratio,
+        }
+    }
+
+    /// Checks ranges; errors name the key (`replay.<key>: reason`).
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        let e = |m: &str| Err(m.to_string());
+        if self.min_window == 0 || self.max_window < self.min_window {
+            return e("replay: need 0 < min_window <= max_window");
+        }
+        if !(0.0..=1.0).contains(&self.growth) {
+            return e("replay.growth: must be in [0, 1]");
+        }
+        if !(0.0..=1.0).contains(&self.exponent) {
+            return e("replay.exponent: must be in [0, 1]");
+        }
+        if !(0.0..=1.0).contains(&self.scale) {
+            return e("replay.scale: must be in [0, 1]");
+        }
+        self.value_targets()
+            .validate()
+            .map_err(|m| format!("replay.{m}"))
     }
 }
 
@@ -140,6 +201,14 @@ pub struct EvalConfig {
     pub opening_plies: u32,
     /// Fixed opponents whose scores show progress after generation 0 is beaten every game.
     pub anchors: Vec<AnchorConfig>,
+    /// A calibrated ladder of fixed opponents (a file stem of configs/ladders, a path, or a
+    /// built-in: `minishogi`; empty: none). Each evaluated generation plays the two rungs
+    /// around its predecessor's rating and gets one maximum-likelihood Elo on the ladder.
+    pub ladder: String,
+    /// Games against the ladder per evaluation (split between the two rungs).
+    pub ladder_games: usize,
+    /// Play the ladder every this many evaluations.
+    pub ladder_every: u64,
 }
 
 impl Default for EvalConfig {
@@ -155,6 +224,9 @@ impl Default for EvalConfig {
             gating_score: 0.55,
             opening_plies: 4,
             anchors: Vec::new(),
+            ladder: String::new(),
+            ladder_games: 20,
+            ladder_every: 1,
         }
     }
 }
@@ -245,12 +317,7 @@ impl RunConfig {
         if !(self.sample_reuse > 0.0 && self.sample_reuse.is_finite()) {
             return e("sample_reuse: must be a positive number");
         }
-        if self.replay.min_window == 0 || self.replay.max_window < self.replay.min_window {
-            return e("replay: need 0 < min_window <= max_window");
-        }
-        if !(0.0..=1.0).contains(&self.replay.growth) {
-            return e("replay.growth: must be in [0, 1]");
-        }
+        self.replay.validate()?;
         let ev = &self.evaluation;
         if ev.gating && !ev.vs_previous {
             return e("evaluation.gating: needs vs_previous = true");
@@ -269,6 +336,26 @@ impl RunConfig {
         }
         if !(0.0..=1.0).contains(&ev.gating_score) {
             return e("evaluation.gating_score: must be in [0, 1]");
+        }
+        if !ev.ladder.is_empty() {
+            if ev.ladder_games < 2 || ev.ladder_every == 0 {
+                return e(
+                    "evaluation.ladder_games: must be at least 2, and ladder_every at least 1",
+                );
+            }
+            let l = crate::ladder::Ladder::load(&ev.ladder)
+                .map_err(|err| format!("evaluation.ladder: {err:#}"))?;
+            let name = |v: &str| crate::run::load_variant(v).map(|v| v.name.clone());
+            let same = match (name(&l.spec.variant), name(&self.variant)) {
+                (Ok(a), Ok(b)) => a == b,
+                _ => l.spec.variant == self.variant,
+            };
+            if !same {
+                return Err(format!(
+                    "evaluation.ladder: the {} ladder is for {}, not {}",
+                    l.name, l.spec.variant, self.variant
+                ));
+            }
         }
         for (i, a) in ev.anchors.iter().enumerate() {
             let key = format!("evaluation.anchors[{i}]");

@@ -13,7 +13,9 @@ pub mod check;
 pub mod config;
 pub mod eval;
 pub mod export;
+pub mod ladder;
 pub mod metrics;
+pub mod report;
 pub mod run;
 pub mod status;
 pub mod store;
@@ -93,7 +95,10 @@ fn share_cores(roles: usize) {
 
 fn reporter_for(run: &Run, tensorboard: bool) -> Reporter {
     let metrics: Box<dyn Metrics> = if tensorboard {
-        Reporter::open_tensorboard(&run.dir)
+        // metrics.jsonl stamps lines with run seconds, counted over resumes. A state that does
+        // not load stops the run right after, with its error.
+        let st = run.load_state().unwrap_or_default();
+        Reporter::open_run_metrics(&run.dir, st.seconds, st.generation)
     } else {
         Box::new(metrics::NoMetrics)
     };
@@ -186,6 +191,13 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
     let sp_cpu = *wstats.cpu_seconds.lock().expect("cpu");
     let idle = *wstats.idle_seconds.lock().expect("idle");
     let st = shared.get();
+    for (tag, cpu) in [
+        ("time/selfplay_share", sp_cpu),
+        ("time/train_share", train_cpu),
+        ("time/eval_share", eval_cpu),
+    ] {
+        reporter.scalar(tag, cpu / (wall * cores), st.generation);
+    }
     reporter.log(&format!(
         "{} after {wall:.0}s: generation {}, {} games, {} samples, {} steps; self-play played {:.0}% of the wall time ({threads} threads), CPU shares of the machine: self-play {:.0}%, training {:.0}%, evaluation {:.0}% (its engines not counted)",
         if st.complete { "run complete" } else { "run stopped" },

@@ -1,5 +1,6 @@
-//! The run's log (`log.txt` + stdout, above any progress bars), TensorBoard scalars behind a
-//! small trait, progress bars, and thread CPU time for the busy figures.
+//! The run's log (`log.txt` + stdout, above any progress bars), scalars behind a small trait
+//! (TensorBoard, and `metrics.jsonl` for `trainer report`), progress bars, and thread CPU time
+//! for the busy figures.
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{IsTerminal, Write};
@@ -27,6 +28,95 @@ impl Metrics for TensorBoard {
     }
     fn flush(&mut self) {
         self.0.flush();
+    }
+}
+
+/// Every scalar as one JSON line appended to `metrics.jsonl`, the file `trainer report` reads:
+/// `{"tag":"train/loss","step":123,"value":1.23,"t":456.7}`, `t` being run seconds (the run's
+/// seconds when the process started plus the seconds since). Each process start first appends
+/// `{"tag":"run/start","step":GENERATION,"value":RUN_SECONDS,"t":RUN_SECONDS}`.
+pub struct JsonLines {
+    file: std::fs::File,
+    path: PathBuf,
+    start: Instant,
+    offset: f64,
+    warned: bool,
+}
+
+#[derive(serde::Serialize)]
+struct JsonLine<'a> {
+    tag: &'a str,
+    step: u64,
+    value: f64,
+    t: f64,
+}
+
+impl JsonLines {
+    /// Opens `path` for appending (once per process); `seconds` and `generation` are the run's
+    /// so far.
+    pub fn open(path: &Path, seconds: f64, generation: u64) -> std::io::Result<JsonLines> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        let offset = if seconds.is_finite() { seconds } else { 0.0 };
+        let mut me = JsonLines {
+            file,
+            path: path.to_path_buf(),
+            start: Instant::now(),
+            offset,
+            warned: false,
+        };
+        me.scalar("run/start", offset, generation);
+        Ok(me)
+    }
+}
+
+impl Metrics for JsonLines {
+    fn scalar(&mut self, tag: &str, value: f64, step: u64) {
+        if !value.is_finite() {
+            return;
+        }
+        // Milliseconds are enough and keep the lines short.
+        let t = ((self.offset + self.start.elapsed().as_secs_f64()) * 1000.0).round() / 1000.0;
+        let line = JsonLine {
+            tag,
+            step,
+            value,
+            t,
+        };
+        let Ok(mut bytes) = serde_json::to_vec(&line) else {
+            return;
+        };
+        bytes.push(b'\n');
+        // One write of the whole line to a file opened for appending: lines of concurrent
+        // writers do not interleave, and a crash leaves at most the last line cut short.
+        if let Err(e) = self.file.write_all(&bytes) {
+            if !self.warned {
+                self.warned = true;
+                eprintln!(
+                    "warning: {}: {e}: scalars are not recorded",
+                    self.path.display()
+                );
+            }
+        }
+    }
+    fn flush(&mut self) {}
+}
+
+/// Every scalar to each of several sinks (TensorBoard and `metrics.jsonl`).
+pub struct Tee(pub Vec<Box<dyn Metrics>>);
+
+impl Metrics for Tee {
+    fn scalar(&mut self, tag: &str, value: f64, step: u64) {
+        for m in &mut self.0 {
+            m.scalar(tag, value, step);
+        }
+    }
+    fn flush(&mut self) {
+        for m in &mut self.0 {
+            m.flush();
+        }
     }
 }
 
@@ -86,6 +176,20 @@ impl Reporter {
         Box::new(TensorBoard(
             tensorboard_rs::summary_writer::SummaryWriter::new(tb),
         ))
+    }
+
+    /// The run's scalars: TensorBoard in `dir/tb` and JSON lines appended to
+    /// `dir/metrics.jsonl` (`seconds` and `generation`: the run's so far, from its state).
+    pub fn open_run_metrics(dir: &Path, seconds: f64, generation: u64) -> Box<dyn Metrics> {
+        let tb = Reporter::open_tensorboard(dir);
+        let path = dir.join("metrics.jsonl");
+        match JsonLines::open(&path, seconds, generation) {
+            Ok(j) => Box::new(Tee(vec![tb, Box::new(j)])),
+            Err(e) => {
+                eprintln!("warning: {}: {e}: no metrics.jsonl", path.display());
+                tb
+            }
+        }
     }
 
     /// Seconds since the reporter was made.
