@@ -185,6 +185,18 @@ impl MatchGame {
             Some(_) => Score::Loss,
         }
     }
+
+    /// Whether a player broke rather than lost at play: it crashed, timed out, answered
+    /// something that is not a move, or our search failed. Such a game says nothing about
+    /// strength (a calibration must not count it).
+    pub fn broken(&self) -> bool {
+        matches!(
+            self.end,
+            GameEnd::Forfeit(
+                Forfeit::Crash | Forfeit::Timeout | Forfeit::Malformed | Forfeit::SearchFailed
+            )
+        )
+    }
 }
 
 /// Plays one game between A (`players[0]`, with `a_color`) and B after `opening`.

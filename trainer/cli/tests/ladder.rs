@@ -267,4 +267,40 @@ ladder_games = 4
     let cal = std::fs::read_to_string(dir.join("mini.calibration.toml")).unwrap();
     assert_eq!(frozen, cal);
     assert!(run.join("ladder.toml").exists());
+    // `trainer status` shows the last ladder rating.
+    let o = trainer(&["status", "--run", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("on the mini ladder: Elo"), "{}", text(&o));
+}
+
+/// A rung that crashes on `go` (as Debian's Fairy-Stockfish 11.1 does in Kyoto shogi):
+/// the calibration stops with the reason instead of counting its crashes as losses.
+#[test]
+fn a_rung_that_crashes_cannot_be_rated() {
+    let dir = tmp("crash");
+    let crash =
+        "engine:while read l; do case \\\"$l\\\" in usi) echo 'id name fake'; echo usiok;; \
+                 isready) echo readyok;; go*) exit 3;; quit) exit 0;; esac; done";
+    let l = dir.join("crash.toml");
+    let spec = LADDER.replace(
+        "name = \"m64\"\nplayer = \"mcts\"",
+        &format!("name = \"m64\"\nplayer = \"{crash}\""),
+    );
+    assert!(spec.contains("exit 3"), "{spec}");
+    std::fs::write(&l, spec).unwrap();
+    let o = trainer(&[
+        "ladder",
+        "calibrate",
+        "--ladder",
+        l.to_str().unwrap(),
+        "--games",
+        "2",
+    ]);
+    assert!(!o.status.success(), "{}", text(&o));
+    let out = text(&o);
+    assert!(
+        out.contains("a game ended by a failure, not by play") && out.contains("m64"),
+        "{out}"
+    );
+    assert!(!dir.join("crash.calibration.toml").exists());
 }

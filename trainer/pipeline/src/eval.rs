@@ -197,6 +197,7 @@ impl<'a> Evaluator<'a> {
         }
         let mut lines = String::new();
         let mut aborted = false;
+        let mut broken = 0;
         let tally = arena::play_match(
             &self.run.variant,
             &mut a,
@@ -207,6 +208,7 @@ impl<'a> Evaluator<'a> {
             &mut |g, _| {
                 lines.push_str(&g.record_line);
                 lines.push('\n');
+                broken += u64::from(g.broken() && g.a_score() == arena::Score::Win);
                 if let Some(bar) = bar {
                     bar.inc(1);
                 }
@@ -233,6 +235,7 @@ impl<'a> Evaluator<'a> {
             elo: e.elo,
             elo_low: e.low,
             elo_high: e.high,
+            broken,
         }))
     }
 
@@ -352,7 +355,7 @@ impl<'a> Evaluator<'a> {
         self.record(rep)
     }
 
-    /// Plays the rungs around the last rating and rates `gen` on the ladder; None when the run
+    /// Plays the two rungs nearest the last rating and rates `gen` on the ladder; None when the run
     /// stopped during it. A rung whose player cannot start is left out with a warning.
     #[allow(clippy::type_complexity)]
     fn play_ladder(
@@ -376,7 +379,7 @@ impl<'a> Evaluator<'a> {
         let games = self.run.cfg.evaluation.ladder_games / 2;
         let mut matches = Vec::new();
         let mut tallies = Vec::new();
-        for i in st.ladder.rungs_around(st.last) {
+        for i in st.ladder.rungs_nearest(st.last) {
             if st.broken[i] {
                 continue;
             }
@@ -411,6 +414,15 @@ impl<'a> Evaluator<'a> {
             let Some(m) = r? else {
                 return Ok(None);
             };
+            if m.broken > 0 {
+                self.reporter.log(&format!(
+                    "ladder rung {}: {} games ended by its failure, not by play; it is left out of this run's ladder",
+                    rung.name, m.broken
+                ));
+                st.broken[i] = true;
+                matches.push(m);
+                continue;
+            }
             tallies.push((i, arena::Tally::new(m.wins, m.draws, m.losses)));
             matches.push(m);
         }

@@ -341,19 +341,21 @@ impl Ladder {
     }
 
     /// The rungs to play next for a player last rated `estimate` (None: not rated yet, taken
-    /// as the weakest rung): the rung just below the estimate and the one just above, which
-    /// are the most informative; the two extreme rungs when it is past an end.
-    pub fn rungs_around(&self, estimate: Option<f64>) -> Vec<usize> {
+    /// as the weakest rung): the two rungs nearest the estimate, which are the most
+    /// informative (a rung far below or above is won or lost every game), in ladder order.
+    pub fn rungs_nearest(&self, estimate: Option<f64>) -> Vec<usize> {
+        let weakest = self.elo.iter().copied().fold(f64::INFINITY, f64::min);
+        let e = estimate.unwrap_or(weakest);
         let mut order: Vec<usize> = (0..self.elo.len()).collect();
-        order.sort_by(|&a, &b| self.elo[a].total_cmp(&self.elo[b]));
-        let e = estimate.unwrap_or(self.elo[order[0]]);
-        let above = order.iter().position(|&i| self.elo[i] > e);
-        let pair = match above {
-            Some(0) => [order[0], order[1]],
-            Some(k) => [order[k - 1], order[k]],
-            None => [order[order.len() - 2], order[order.len() - 1]],
-        };
-        pair.to_vec()
+        order.sort_by(|&a, &b| {
+            (self.elo[a] - e)
+                .abs()
+                .total_cmp(&(self.elo[b] - e).abs())
+                .then(a.cmp(&b))
+        });
+        let mut pair = order[..2].to_vec();
+        pair.sort_unstable();
+        pair
     }
 
     /// One rating from a player's tallies against rungs (index, tally).
@@ -395,6 +397,7 @@ impl Ladder {
         let r = &self.spec.rungs[i];
         let settings = rung_settings(&self.spec, r);
         let mut lines = String::new();
+        let mut broken = None;
         let t = arena::play_match(
             variant,
             player,
@@ -406,10 +409,23 @@ impl Ladder {
                 let pts = points(g.a_score());
                 lines.push_str(&game_line("player", &r.name, pts, &g.record_line));
                 lines.push('\n');
-                true
+                broken = g.broken().then(|| g.reason.clone());
+                broken.is_none()
             },
         )?;
+        refuse_broken(broken, &r.name)?;
         Ok((t, lines))
+    }
+}
+
+/// A game that a player lost by breaking (a crash, a timeout) stops a calibration or a
+/// placement: counted as a result it would rate the engine's bugs, not its play.
+fn refuse_broken(reason: Option<String>, what: &str) -> Result<()> {
+    match reason {
+        Some(r) => bail!(
+            "{what}: a game ended by a failure, not by play ({r}); such games cannot rate a rung"
+        ),
+        None => Ok(()),
     }
 }
 
@@ -634,6 +650,7 @@ fn play_pairing(
         ..MatchSettings::default()
     };
     let mut lines = String::new();
+    let mut broken = None;
     let t = arena::play_match(
         variant,
         &mut pa,
@@ -645,9 +662,11 @@ fn play_pairing(
             let pts = points(g.a_score());
             lines.push_str(&game_line(&ra.name, &rb.name, pts, &g.record_line));
             lines.push('\n');
-            true
+            broken = g.broken().then(|| g.reason.clone());
+            broken.is_none()
         },
     )?;
+    refuse_broken(broken, &format!("{} against {}", ra.name, rb.name))?;
     Ok((
         PairingTally {
             a: ra.name.clone(),
@@ -752,7 +771,7 @@ losses = 7
     }
 
     #[test]
-    fn the_rungs_played_bracket_the_estimate() {
+    fn the_rungs_played_are_the_nearest_to_the_estimate() {
         let s = spec(&format!(
             "{TWO}[[rungs]]\nname = \"c\"\nplayer = \"mcts\"\nnodes = 400\n"
         ))
@@ -778,11 +797,14 @@ losses = 7
             pairings: Vec::new(),
         };
         let l = Ladder::new("t", s, cal);
-        assert_eq!(l.rungs_around(None), vec![0, 1]);
-        assert_eq!(l.rungs_around(Some(-500.0)), vec![0, 1]);
-        assert_eq!(l.rungs_around(Some(-100.0)), vec![0, 1]);
-        assert_eq!(l.rungs_around(Some(100.0)), vec![1, 2]);
-        assert_eq!(l.rungs_around(Some(900.0)), vec![1, 2]);
+        assert_eq!(l.rungs_nearest(None), vec![0, 1]);
+        assert_eq!(l.rungs_nearest(Some(-500.0)), vec![0, 1]);
+        assert_eq!(l.rungs_nearest(Some(-100.0)), vec![0, 1]);
+        assert_eq!(l.rungs_nearest(Some(100.0)), vec![1, 2]);
+        assert_eq!(l.rungs_nearest(Some(900.0)), vec![1, 2]);
+        // Nearest first: at 60, b and c (60 and 240 away) before a (260); at -80, a and b.
+        assert_eq!(l.rungs_nearest(Some(60.0)), vec![1, 2]);
+        assert_eq!(l.rungs_nearest(Some(-80.0)), vec![0, 1]);
         // 15-5 against b (0) and 5-15 against c (300): between them.
         let r = l
             .place(&[(1, Tally::new(15, 0, 5)), (2, Tally::new(5, 0, 15))])

@@ -903,6 +903,7 @@ mod tests {
             elo,
             elo_low: elo - 50.0,
             elo_high: elo + 50.0,
+            broken: 0,
         };
         vec![m(format!("gen{}", gen - 1), 40.0), m("gen0".into(), elo)]
     }

@@ -101,6 +101,14 @@ pub struct MatchReport {
     pub elo_low: f64,
     /// 95% interval, high end.
     pub elo_high: f64,
+    /// Games the opponent lost by breaking (a crash, a timeout, a malformed answer) rather
+    /// than by play; a ladder rung with any is left out of the ladder.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub broken: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// An open run directory (read-only parts shared by every role).
