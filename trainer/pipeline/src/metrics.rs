@@ -72,9 +72,21 @@ impl JsonLines {
     }
 }
 
+/// Per-step training scalars (`train/*` at training steps) are kept for one step in this
+/// many: the report's curves need no more, and the file stays small (TensorBoard keeps all).
+pub const JSONL_STEP_STRIDE: u64 = 10;
+
 impl Metrics for JsonLines {
     fn scalar(&mut self, tag: &str, value: f64, step: u64) {
-        if !value.is_finite() {
+        let per_step = matches!(
+            tag,
+            "train/loss"
+                | "train/policy_loss"
+                | "train/value_loss"
+                | "train/grad_norm"
+                | "train/lr"
+        );
+        if !value.is_finite() || (per_step && !step.is_multiple_of(JSONL_STEP_STRIDE)) {
             return;
         }
         // Milliseconds are enough and keep the lines short.
@@ -269,4 +281,45 @@ pub fn thread_cpu_seconds() -> f64 {
         .filter_map(|&i| f.get(i).and_then(|v| v.parse::<f64>().ok()))
         .sum();
     ticks / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_lines_keep_every_tenth_training_step_and_every_other_scalar() {
+        let dir = std::env::temp_dir().join(format!("jsonl-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("metrics.jsonl");
+        let _ = std::fs::remove_file(&path);
+        let mut m = JsonLines::open(&path, 12.5, 4).unwrap();
+        for step in 0..25 {
+            m.scalar("train/loss", 1.0, step);
+        }
+        m.scalar("data/games", 7.0, 3);
+        m.scalar("elo/ladder", f64::NAN, 3);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let tags: Vec<(&str, u64)> = lines
+            .iter()
+            .map(|v| (v["tag"].as_str().unwrap(), v["step"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(
+            tags,
+            [
+                ("run/start", 4),
+                ("train/loss", 0),
+                ("train/loss", 10),
+                ("train/loss", 20),
+                ("data/games", 3)
+            ]
+        );
+        // Run seconds start from the run's own.
+        assert!(lines[1]["t"].as_f64().unwrap() >= 12.5);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -344,7 +344,7 @@ impl<'a> TrainLoop<'a> {
             let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
             let mut rng = model::SplitMix(gen ^ 0x5EED);
             self.window
-                .sample_batch(bs, |k| rng.below(k), &mut x, &mut p, &mut z);
+                .sample_results_batch(bs, |k| rng.below(k), &mut x, &mut p, &mut z);
             let b = Batch::from_slices(shape_of(&self.run.encoder), &x, &p, &z, self.run.device)?;
             self.t.diagnostics(&b)
         };

@@ -266,10 +266,35 @@ impl ReplayWindow {
     pub fn sample_batch(
         &self,
         n: usize,
+        below: impl FnMut(usize) -> usize,
+        inputs: &mut Vec<f32>,
+        policy: &mut Vec<f32>,
+        wdl: &mut Vec<f32>,
+    ) {
+        self.fill(n, below, inputs, policy, wdl, false);
+    }
+
+    /// [`ReplayWindow::sample_batch`] with the game results alone as WDL targets, whatever
+    /// the window's [`ValueTargets`]: what a value accuracy is measured against.
+    pub fn sample_results_batch(
+        &self,
+        n: usize,
+        below: impl FnMut(usize) -> usize,
+        inputs: &mut Vec<f32>,
+        policy: &mut Vec<f32>,
+        wdl: &mut Vec<f32>,
+    ) {
+        self.fill(n, below, inputs, policy, wdl, true);
+    }
+
+    fn fill(
+        &self,
+        n: usize,
         mut below: impl FnMut(usize) -> usize,
         inputs: &mut Vec<f32>,
         policy: &mut Vec<f32>,
         wdl: &mut Vec<f32>,
+        results_only: bool,
     ) {
         let il = self.encoder.input_len();
         let pl = self.encoder.policy_len();
@@ -282,7 +307,7 @@ impl ReplayWindow {
         if self.samples == 0 {
             return;
         }
-        let mixed = !self.value_targets.result_only();
+        let mixed = !(results_only || self.value_targets.result_only());
         for i in 0..n {
             // Uniform over samples: the sample's running index, then its game by bisection.
             let base = self.games[0].first_sample;
@@ -461,6 +486,35 @@ mod tests {
             [0.0, 0.0, 1.0],                      // gote, v = -1: a loss either way
         ];
         assert_close(&targets_of(t, &enc, &rec), &want);
+    }
+
+    #[test]
+    fn results_batches_ignore_the_mix() {
+        let (enc, rec) = game(VALUES, GameResult::SenteWins);
+        let t = ValueTargets {
+            q_ratio: 1.0,
+            ..Default::default()
+        };
+        let mut w = ReplayWindow::with_value_targets(enc.clone(), t).unwrap();
+        w.add_game(&rec).unwrap();
+        let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
+        let mut next = 0;
+        w.sample_results_batch(
+            4,
+            |_| {
+                next += 1;
+                next - 1
+            },
+            &mut x,
+            &mut p,
+            &mut z,
+        );
+        // Sente won: a win for plies 0 and 2, a loss for 1 and 3, whatever the root values.
+        let got: Vec<[f32; 3]> = z.chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
+        let (win, loss) = ([1.0, 0.0, 0.0], [0.0, 0.0, 1.0]);
+        assert_close(&got, &[win, loss, win, loss]);
+        // The training batch of the same window is the root values' WDL (q_ratio 1).
+        assert_close(&targets_of(t, &enc, &rec)[..1], &[[0.5, 0.5, 0.0]]);
     }
 
     #[test]
