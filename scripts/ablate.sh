@@ -8,14 +8,15 @@
 #   scripts/ablate.sh q-ratio replay q_ratio 0.5
 #
 # Runs go to runs/ablate-base and runs/ablate-NAME; figures to runs/ablate-NAME/ablation.txt.
-# Both runs stop after the same number of generations (default 120) rather than the same time,
-# so another job on the machine slows both alike instead of deciding the result.
+# Both runs keep the config's time budget (strength per hour is the measure: run them on a
+# quiet machine), or with --generations N stop after N generations instead, so that another
+# job on the machine slows both alike rather than deciding the result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 4 ] || { sed -n 2,12p "$0"; exit 2; }
 name=$1 table=$2 key=$3 value=$4
 shift 4
-config=configs/runs/default.toml generations=120 games=50 rungs=fsf-skill0,fsf-skill5 nodes=16
+config=configs/runs/default.toml generations= games=50 rungs=fsf-skill0,fsf-skill5 nodes=16
 while [ $# -gt 0 ]; do
   case $1 in
     --config) config=$2; shift 2 ;;
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
 done
 variant=$(sed -n 's/^variant *= *"\(.*\)".*/\1/p' "$config" | head -n 1)
 ladder=$(sed -n 's/^ladder *= *"\(.*\)".*/\1/p' "$config" | head -n 1)
-bin=target/release/trainer
+bin=${TRAINER:-target/release/trainer}
 [ -x "$bin" ] || cargo build --release --locked -p trainer
 mkdir -p runs/ablate-configs
 
@@ -58,8 +59,9 @@ def set_key(lines, table, key, value):
     lines.insert(end if table == "-" else start, f"{key} = {value}")
     return lines
 lines = set_key(lines, "-", "name", f'"{run}"')
-lines = set_key(lines, "-", "generations", gens)
-lines = set_key(lines, "-", "max_minutes", "0")
+if gens:
+    lines = set_key(lines, "-", "generations", gens)
+    lines = set_key(lines, "-", "max_minutes", "0")
 if table:
     lines = set_key(lines, table, key, value)
 open(out, "w").write("\n".join(lines) + "\n")
@@ -84,7 +86,7 @@ last() { ls "runs/$1/models/"*.safetensors | sort | tail -n 1; }
 a=$(last ablate-base) b=$(last "ablate-$name")
 out=runs/ablate-$name/ablation.txt
 {
-  echo "ablation $name: [$table] $key = $value against the base ($config, $generations generations)"
+  echo "ablation $name: [$table] $key = $value against the base ($config${generations:+, $generations generations})"
   echo "base $a: $(grep -o '"seconds": [0-9.]*' runs/ablate-base/state.json | head -n 1)"
   echo "test $b: $(grep -o '"seconds": [0-9.]*' "runs/ablate-$name/state.json" | head -n 1)"
   for p in "$a" "$b"; do

@@ -203,7 +203,7 @@ pub struct EvalConfig {
     pub anchors: Vec<AnchorConfig>,
     /// A calibrated ladder of fixed opponents (a file stem of configs/ladders, a path, or a
     /// built-in: `minishogi`; empty: none). Each evaluated generation plays the two rungs
-    /// around its predecessor's rating and gets one maximum-likelihood Elo on the ladder.
+    /// nearest its predecessor's rating and gets one maximum-likelihood Elo on the ladder.
     pub ladder: String,
     /// Games against the ladder per evaluation (split between the two rungs).
     pub ladder_games: usize,

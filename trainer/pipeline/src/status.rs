@@ -55,6 +55,18 @@ pub fn report(dir: &Path) -> Result<String> {
             scores.join("; ")
         );
     }
+    if let Some((g, l)) = st
+        .history
+        .iter()
+        .rev()
+        .find_map(|h| h.ladder.as_ref().map(|l| (h.generation, l)))
+    {
+        let _ = writeln!(
+            w,
+            "ladder: generation {g} on the {} ladder: Elo {:+.0} [{:+.0}, {:+.0}] from {} games",
+            l.name, l.elo, l.low, l.high, l.games
+        );
+    }
     let workers = heartbeats(&run.dir);
     let _ = writeln!(w, "workers: {}", workers.len());
     if !workers.is_empty() {
