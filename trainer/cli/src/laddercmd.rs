@@ -37,7 +37,7 @@ pub(crate) enum LadderCommand {
     },
     /// Place a player on the ladder: games against rungs, one maximum-likelihood Elo.
     Place {
-        /// Ladder: a file, a file stem of configs/ladders, or a built-in (minishogi).
+        /// Ladder: a file, a file stem of configs/ladders, or a built-in (minishogi, judkins).
         #[arg(long, default_value = "minishogi")]
         ladder: String,
         /// The player: model:PATH, mcts or engine:CMD.

@@ -202,7 +202,7 @@ pub struct EvalConfig {
     /// Fixed opponents whose scores show progress after generation 0 is beaten every game.
     pub anchors: Vec<AnchorConfig>,
     /// A calibrated ladder of fixed opponents (a file stem of configs/ladders, a path, or a
-    /// built-in: `minishogi`; empty: none). Each evaluated generation plays the two rungs
+    /// built-in: `minishogi`, `judkins`; empty: none). Each evaluated generation plays the two rungs
     /// nearest its predecessor's rating and gets one maximum-likelihood Elo on the ladder.
     pub ladder: String,
     /// Games against the ladder per evaluation (split between the two rungs).

@@ -168,11 +168,18 @@ pub struct Ladder {
 }
 
 /// Built-in ladders: (name, ladder file, calibration file).
-const BUILTIN: &[(&str, &str, &str)] = &[(
-    "minishogi",
-    include_str!("../../../configs/ladders/minishogi.toml"),
-    include_str!("../../../configs/ladders/minishogi.calibration.toml"),
-)];
+const BUILTIN: &[(&str, &str, &str)] = &[
+    (
+        "minishogi",
+        include_str!("../../../configs/ladders/minishogi.toml"),
+        include_str!("../../../configs/ladders/minishogi.calibration.toml"),
+    ),
+    (
+        "judkins",
+        include_str!("../../../configs/ladders/judkins.toml"),
+        include_str!("../../../configs/ladders/judkins.calibration.toml"),
+    ),
+];
 
 /// The calibration file beside a ladder file (`x/NAME.toml` -> `x/NAME.calibration.toml`).
 pub fn calibration_path(ladder: &Path) -> PathBuf {
@@ -291,7 +298,7 @@ impl Calibration {
 
 impl Ladder {
     /// Loads a ladder: `configs/ladders/NAME.toml` (and its calibration) when it exists, a
-    /// path, or a built-in (`minishogi`).
+    /// path, or a built-in (`minishogi`, `judkins`).
     pub fn load(name_or_path: &str) -> Result<Ladder> {
         if let Some(path) = resolve(name_or_path) {
             return Ladder::load_path(&path);
@@ -840,6 +847,10 @@ losses = 7
 
     #[test]
     fn the_builtin_ladder_loads_and_its_games_give_its_ratings() {
+        let j = Ladder::load("judkins").unwrap();
+        let games = include_str!("../../../configs/ladders/judkins.games.txt");
+        let t = read_games(games, &j.spec, "judkins.games.txt").unwrap();
+        assert_eq!(fit_tallies(&j.spec, &t).unwrap(), j.calibration.ratings);
         let l = Ladder::load("minishogi").unwrap();
         assert_eq!(l.elo[l.spec.index(&l.spec.zero).unwrap()], 0.0);
         // The kept games reproduce the kept ratings: the calibration is checkable.
