@@ -1095,9 +1095,10 @@ mod tests {
         let dir = temp_run("sink");
         let path = dir.join("metrics.jsonl");
         let mut m = JsonLines::open(&path, 0.0, 0).unwrap();
-        m.scalar("train/loss", 1.5, 1);
-        m.scalar("train/loss", f64::NAN, 2);
-        m.scalar("train/loss", f64::INFINITY, 3);
+        // Steps that the sink keeps (every tenth training step, see JSONL_STEP_STRIDE).
+        m.scalar("train/loss", 1.5, 10);
+        m.scalar("train/loss", f64::NAN, 20);
+        m.scalar("train/loss", f64::INFINITY, 30);
         drop(m);
         let mut m = JsonLines::open(&path, 1000.0, 4).unwrap();
         m.scalar("elo/vs_gen0", 12.5, 4);
