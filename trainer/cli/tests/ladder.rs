@@ -202,9 +202,12 @@ variant = "minishogi"
 model = "b2c16"
 seed = 3
 device = "cpu"
-generations = 2
+generations = 3
 steps_per_generation = 20
 min_samples = 50
+# Synchronous: each generation waits for its games, so the (much faster) evaluator rates
+# generations before the run completes.
+games_per_generation = 16
 
 [selfplay]
 threads = 1

@@ -359,22 +359,7 @@ impl RunConfig {
         }
         for (i, a) in ev.anchors.iter().enumerate() {
             let key = format!("evaluation.anchors[{i}]");
-            if a.name.is_empty()
-                || !a
-                    .name
-                    .chars()
-                    .all(|ch| ch.is_ascii_alphanumeric() || "-_.".contains(ch))
-            {
-                return Err(format!("{key}.name: use letters, digits, '-', '_' or '.'"));
-            }
-            if a.player != "mcts" && !a.player.starts_with("engine:") {
-                return Err(format!(
-                    "{key}.player: expected \"mcts\" or \"engine:COMMAND\""
-                ));
-            }
-            if a.protocol.parse::<arena::Protocol>().is_err() {
-                return Err(format!("{key}.protocol: expected \"usi\" or \"uci\""));
-            }
+            crate::ladder::check_opponent(&key, &a.name, &a.player, &a.protocol)?;
             if a.games == 0 || a.nodes == 0 || a.every == 0 {
                 return Err(format!("{key}: games, nodes and every must be at least 1"));
             }

@@ -215,24 +215,9 @@ impl LadderSpec {
         }
         for (i, r) in self.rungs.iter().enumerate() {
             let key = format!("rungs[{i}]");
-            if r.name.is_empty()
-                || !r
-                    .name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-            {
-                return Err(format!("{key}.name: use letters, digits, '-', '_' or '.'"));
-            }
+            check_opponent(&key, &r.name, &r.player, &r.protocol)?;
             if self.rungs[..i].iter().any(|o| o.name == r.name) {
                 return Err(format!("{key}.name: {:?} is used twice", r.name));
-            }
-            if r.player != "mcts" && !r.player.starts_with("engine:") {
-                return Err(format!(
-                    "{key}.player: expected \"mcts\" or \"engine:COMMAND\""
-                ));
-            }
-            if r.protocol.parse::<Protocol>().is_err() {
-                return Err(format!("{key}.protocol: expected \"usi\" or \"uci\""));
             }
             if r.nodes == 0 {
                 return Err(format!("{key}.nodes: must be at least 1"));
@@ -248,6 +233,32 @@ impl LadderSpec {
     pub fn index(&self, name: &str) -> Option<usize> {
         self.rungs.iter().position(|r| r.name == name)
     }
+}
+
+/// Checks a fixed opponent's keys (a ladder rung or an evaluation anchor), under `key`: its
+/// name is a plain label, its player `mcts` or `engine:CMD`, its protocol `usi` or `uci`.
+pub fn check_opponent(
+    key: &str,
+    name: &str,
+    player: &str,
+    protocol: &str,
+) -> std::result::Result<(), String> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        return Err(format!("{key}.name: use letters, digits, '-', '_' or '.'"));
+    }
+    if player != "mcts" && !player.starts_with("engine:") {
+        return Err(format!(
+            "{key}.player: expected \"mcts\" or \"engine:COMMAND\""
+        ));
+    }
+    if protocol.parse::<Protocol>().is_err() {
+        return Err(format!("{key}.protocol: expected \"usi\" or \"uci\""));
+    }
+    Ok(())
 }
 
 impl Calibration {
