@@ -434,21 +434,26 @@ mod tests {
 
     /// The WDL targets of samples 0..n of a window holding only `rec`, in order.
     fn targets_of(targets: ValueTargets, enc: &Encoder, rec: &GameRecord) -> Vec<[f32; 3]> {
-        let mut w = ReplayWindow::with_value_targets(enc.clone(), targets).unwrap();
+        wdl_of(targets, enc, rec, false)
+    }
+
+    /// The WDL targets of samples 0..n, in order, of the training batch or (`results`) of
+    /// the results batch.
+    fn wdl_of(t: ValueTargets, enc: &Encoder, rec: &GameRecord, results: bool) -> Vec<[f32; 3]> {
+        let mut w = ReplayWindow::with_value_targets(enc.clone(), t).unwrap();
         w.add_game(rec).unwrap();
         let n = w.len();
         let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
         let mut next = 0;
-        w.sample_batch(
-            n,
-            |_| {
-                next += 1;
-                next - 1
-            },
-            &mut x,
-            &mut p,
-            &mut z,
-        );
+        let order = |_| {
+            next += 1;
+            next - 1
+        };
+        if results {
+            w.sample_results_batch(n, order, &mut x, &mut p, &mut z);
+        } else {
+            w.sample_batch(n, order, &mut x, &mut p, &mut z);
+        }
         z.chunks(3).map(|c| [c[0], c[1], c[2]]).collect()
     }
 
@@ -495,22 +500,8 @@ mod tests {
             q_ratio: 1.0,
             ..Default::default()
         };
-        let mut w = ReplayWindow::with_value_targets(enc.clone(), t).unwrap();
-        w.add_game(&rec).unwrap();
-        let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
-        let mut next = 0;
-        w.sample_results_batch(
-            4,
-            |_| {
-                next += 1;
-                next - 1
-            },
-            &mut x,
-            &mut p,
-            &mut z,
-        );
         // Sente won: a win for plies 0 and 2, a loss for 1 and 3, whatever the root values.
-        let got: Vec<[f32; 3]> = z.chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
+        let got = wdl_of(t, &enc, &rec, true);
         let (win, loss) = ([1.0, 0.0, 0.0], [0.0, 0.0, 1.0]);
         assert_close(&got, &[win, loss, win, loss]);
         // The training batch of the same window is the root values' WDL (q_ratio 1).
