@@ -1,6 +1,7 @@
 //! Perft counts from data files in `tests/data/*.perft` (published counts and counts from other
-//! engines). Counts above `NODE_LIMIT` run only with `--ignored`. Each count's leaves per second
-//! are printed (`-- --nocapture`; meaningful in release builds only).
+//! engines). Counts above `NODE_LIMIT` run in their own tests (so the test harness spreads them
+//! over the cores). Each count's leaves per second are printed (`-- --nocapture`). Every perft
+//! count that BENCHMARKS.md prints is one of these cases (`benchmark_counts_are_tested`).
 
 use rules::{perft, Position, Variant};
 use std::path::PathBuf;
@@ -118,8 +119,8 @@ fn shogi_published() {
     run("shogi.perft", false);
 }
 
+/// Depth 6 (547,581,517 leaves), the README's headline count: about 10 s in release.
 #[test]
-#[ignore = "547 M nodes; run with --ignored (about 10 s in release)"]
 fn shogi_published_deep() {
     run("shogi.perft", true);
 }
@@ -164,16 +165,22 @@ fn start_positions_regression() {
     run("start-regression.perft", false);
 }
 
+/// Cannon shosu's deep reference counts: 0.3 to 0.6 G leaves each, about two minutes in all.
 #[test]
-#[ignore = "0.3 to 1.3 G nodes each; run with --ignored"]
-fn reference_deep() {
-    for f in [
-        "cannon-shosu.perft",
-        "cannon-shosu-nopromo-cannons.perft",
-        "hand.perft",
-    ] {
-        run(f, true);
-    }
+fn cannon_shosu_reference_deep() {
+    run("cannon-shosu.perft", true);
+}
+
+/// The same without promoting cannons (a test-only variant in tests/data/variants).
+#[test]
+fn cannon_shosu_nopromo_cannons_reference_deep() {
+    run("cannon-shosu-nopromo-cannons.perft", true);
+}
+
+/// Hand shogi's deep reference counts: 0.04 to 1.3 G leaves each.
+#[test]
+fn hand_reference_deep() {
+    run("hand.perft", true);
 }
 
 #[test]
@@ -196,8 +203,8 @@ fn cannon_against_fairy_stockfish() {
     run("cannon.perft", false);
 }
 
+/// 47 to 64 M leaves each, about 1 s each in release.
 #[test]
-#[ignore = "47 to 64 M nodes each, about 1 s each in release; run with --ignored"]
 fn judkins_yari_tori_reference_deep() {
     for f in ["judkins.perft", "yari.perft", "tori.perft"] {
         run(f, true);
@@ -236,4 +243,72 @@ fn heian_dai_regression() {
 #[test]
 fn dai_regression() {
     run("dai.perft", false);
+}
+
+/// Wa shogi: depth 1 by hand, deeper ones ours (see the file).
+#[test]
+fn wa_regression() {
+    run("wa.perft", false);
+}
+
+/// Heian shogi: depth 1 by hand, deeper ones ours (see the file).
+#[test]
+fn heian_regression() {
+    run("heian.perft", false);
+}
+
+/// Every row of BENCHMARKS.md's perft table (variant, depth, nodes from the start position) and
+/// its "Shogi perft 6" line is a case of a data file above, so no printed count goes untested.
+#[test]
+fn benchmark_counts_are_tested() {
+    let path = data_dir().join("../../BENCHMARKS.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let number = |s: &str| s.trim().replace(',', "").parse::<u64>().ok();
+    let mut rows: Vec<(String, u32, u64)> = Vec::new();
+    let mut in_table = false;
+    for line in text.lines() {
+        if line.starts_with("| variant | depth | nodes |") {
+            in_table = true;
+            continue;
+        }
+        if in_table && !line.starts_with('|') {
+            in_table = false;
+        }
+        if !in_table || line.starts_with("|---") {
+            continue;
+        }
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (Some(depth), Some(nodes)) = (cells[2].parse().ok(), number(cells[3])) else {
+            panic!("BENCHMARKS.md: bad perft row {line:?}");
+        };
+        rows.push((cells[1].to_string(), depth, nodes));
+    }
+    if let Some(rest) = text.split("Shogi perft 6 (").nth(1) {
+        let nodes = number(rest.split(" nodes").next().unwrap()).expect("shogi perft 6 count");
+        rows.push(("shogi".into(), 6, nodes));
+    }
+    assert!(
+        rows.len() >= 20,
+        "BENCHMARKS.md perft table not found: {rows:?}"
+    );
+    let files: Vec<String> = std::fs::read_dir(data_dir())
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            name.ends_with(".perft").then_some(name)
+        })
+        .collect();
+    let cases: Vec<Case> = files.iter().flat_map(|f| load(f)).collect();
+    for (name, depth, nodes) in rows {
+        let v = variant(&name);
+        let start = board_side_hand(&Position::start(v.clone()).to_sfen());
+        let found = cases.iter().any(|c| {
+            c.variant == name
+                && c.depth == depth
+                && c.count == nodes
+                && board_side_hand(&Position::from_sfen_composed(&v, &c.sfen).unwrap().to_sfen())
+                    == start
+        });
+        assert!(found, "BENCHMARKS.md: {name} depth {depth} = {nodes} is in no tests/data/*.perft start-position case");
+    }
 }
