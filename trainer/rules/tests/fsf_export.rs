@@ -177,8 +177,118 @@ fn exported_variants_match_fairy_stockfish_perft() {
             Err(e) => eprintln!("not exported: {e}"),
         }
     }
-    for name in ["shogi", "minishogi"] {
-        assert!(exported.iter().any(|n| n == name), "{name} did not export");
+    assert_eq!(exported, EXPORTED, "the configs that export");
+}
+
+/// The configs that export to Fairy-Stockfish 11.1, in file order; every other config's
+/// refusals are exactly those in `tests/data/fsf-export.txt` and the README's table says the
+/// same (both checked below).
+const EXPORTED: &[&str] = &["judkins", "kyoto", "micro", "minishogi", "shogi"];
+
+fn golden_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/fsf-export.txt")
+}
+
+/// Each config's file stem and its refusals (empty when it exports), in file order.
+fn actual_refusals() -> Vec<(String, Vec<String>)> {
+    configs()
+        .iter()
+        .map(|file| {
+            let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+            let v = Variant::load(file).unwrap();
+            let refusals = match to_fsf_ini(&v) {
+                Ok(_) => Vec::new(),
+                Err(e) => e.refusals,
+            };
+            (stem, refusals)
+        })
+        .collect()
+}
+
+fn render(all: &[(String, Vec<String>)]) -> String {
+    let mut out = String::from(
+        "# Every config in configs/variants and what the Fairy-Stockfish 11.1 export says of it:\n\
+         # `exports`, or each rule it refuses. Checked exactly by trainer/rules/tests/fsf_export.rs;\n\
+         # rewrite with UPDATE_GOLDEN=1 cargo test -p rules --test fsf_export, then read the diff.\n",
+    );
+    for (name, refusals) in all {
+        out.push_str(&format!("\nvariant {name}\n"));
+        if refusals.is_empty() {
+            out.push_str("exports\n");
+        }
+        for r in refusals {
+            out.push_str(&format!("refuses {r}\n"));
+        }
+    }
+    out
+}
+
+/// The export of every config, refusal by refusal, equals the kept list: a rule that starts or
+/// stops exporting, or a reworded reason, shows as a diff to review.
+#[test]
+fn every_config_exports_or_refuses_exactly_as_kept() {
+    let all = actual_refusals();
+    let text = render(&all);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(golden_path(), &text).unwrap();
+    }
+    let kept = std::fs::read_to_string(golden_path()).unwrap();
+    for (a, b) in kept.lines().zip(text.lines()) {
+        assert_eq!(a, b, "tests/data/fsf-export.txt differs from the export");
+    }
+    assert_eq!(
+        kept, text,
+        "tests/data/fsf-export.txt differs from the export"
+    );
+    let exporting: Vec<&str> = all
+        .iter()
+        .filter(|(_, r)| r.is_empty())
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(exporting, EXPORTED);
+}
+
+/// The README's export table names every config once, says `yes` exactly for those that
+/// export, and gives refused rules exactly for those that do not.
+#[test]
+fn readme_export_table_matches_the_export() {
+    let readme =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let mut rows = Vec::new();
+    let mut in_table = false;
+    for line in readme.lines() {
+        if line.starts_with("| variant | exports | refused rules |") {
+            in_table = true;
+            continue;
+        }
+        if in_table && !line.starts_with('|') {
+            break;
+        }
+        if in_table && !line.starts_with("|---") {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            for name in cells[1].split(',') {
+                rows.push((
+                    name.trim().trim_matches('`').to_string(),
+                    cells[2] == "yes",
+                    !cells[3].is_empty(),
+                ));
+            }
+        }
+    }
+    let mut names: Vec<&str> = rows.iter().map(|(n, _, _)| n.as_str()).collect();
+    names.sort();
+    let all = actual_refusals();
+    let mut want: Vec<&str> = all.iter().map(|(n, _)| n.as_str()).collect();
+    want.sort();
+    assert_eq!(names, want, "README export table: one row per config");
+    for (name, yes, reasons) in &rows {
+        let exports = all.iter().any(|(n, r)| n == name && r.is_empty());
+        assert_eq!(*yes, exports, "README export table: {name}");
+        assert_eq!(
+            *reasons, !exports,
+            "README export table: {name}'s refused rules"
+        );
     }
 }
 
