@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs Debian packages when a command they provide is missing (root with apt-get only);
-# otherwise says what is left out. Never fails.
+# otherwise says what is left out. Fails under CI (`CI` set), where the tests that need the
+# command would otherwise be skipped; elsewhere it never fails.
 #   scripts/ensure-apt.sh COMMAND PACKAGE... -- WHAT_USES_IT
 cmd=$1; shift
 pkgs=()
@@ -16,8 +17,13 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     apt-get update -qq >/dev/null 2>&1 && touch /tmp/.ensure-apt-updated
   fi
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null 2>&1 \
-    || echo "warning: could not install ${pkgs[*]}; $why will go without it" >&2
+    || { echo "warning: could not install ${pkgs[*]}; $why will go without it" >&2; failed=1; }
 else
   echo "warning: $cmd missing and apt-get unavailable (or not root); $why will go without it" >&2
+  failed=1
+fi
+if [ -n "${failed:-}" ] && [ -n "${CI:-}" ]; then
+  echo "error: under CI every test must run: $cmd is needed by $why" >&2
+  exit 1
 fi
 exit 0

@@ -4,6 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# As root this command installs everything the tests need, so there a test that would skip
+# (missing engine, browser, cluster, mount) is a failure instead: the tests read `CI`.
+if [ "$(id -u)" = 0 ]; then
+  export CI=${CI:-1}
+fi
+
 # Fairy-Stockfish: the external engine of the perft cross-checks and the arena tests.
 scripts/ensure-apt.sh fairy-stockfish fairy-stockfish -- the Fairy-Stockfish cross-checks
 # A one-node Slurm cluster for the cluster test (it skips without root or these).

@@ -342,13 +342,13 @@ fn is_root() -> bool {
 #[test]
 fn read_only_directory_and_full_disk_stop_cleanly() {
     if !is_root() {
-        eprintln!("skipped: mounting a read-only or full file system needs root");
+        common::skip("mounting a read-only or full file system needs root");
         return;
     }
     let root = root("disk");
     // Read-only: every role refuses at once, naming the directory and the reason.
     let Some(m) = Mount::new(&root.join("ro"), "64m") else {
-        eprintln!("skipped: cannot mount a tmpfs here");
+        common::skip("cannot mount a tmpfs here");
         return;
     };
     let (cfg, runs, run) = finished_run(&m.0, "ro", 1);
@@ -385,6 +385,7 @@ fn read_only_directory_and_full_disk_stop_cleanly() {
     // A full disk: the run stops promptly with the path and the reason, leaving no temporary
     // file; self-play does not go on playing games it cannot store.
     let Some(m) = Mount::new(&root.join("full"), "1500k") else {
+        common::skip("cannot mount a second tmpfs here");
         return;
     };
     let cfg = m.0.join("full.toml");

@@ -146,9 +146,9 @@ fn trainer_and_worker_array_on_a_one_node_cluster() {
         .filter(|b| !have(b))
         .collect();
     if !is_root || !missing.is_empty() {
-        eprintln!(
-            "skipped: the Slurm test needs root and slurm-wlm + munge (root: {is_root}, missing: {missing:?})"
-        );
+        common::skip(&format!(
+            "the Slurm test needs root and slurm-wlm + munge (root: {is_root}, missing: {missing:?})"
+        ));
         return;
     }
     let t0 = Instant::now();
