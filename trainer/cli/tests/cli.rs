@@ -321,8 +321,11 @@ fn bench_selfplay_prints_the_ratio_last() {
         "--inference",
         "inline",
     ]);
+    // Self-play cannot beat the raw forward it is measured against beyond timing noise (the
+    // figures in BENCHMARKS.md are 0.94-1.04); a test run shares the cores with other tests,
+    // hence the low bound, which still catches a loop that leaves the network mostly idle.
     let r = ratio_of(&out);
-    assert!(r > 0.2 && r < 2.0, "ratio {r}");
+    assert!((0.3..=1.2).contains(&r), "ratio {r}");
     for (flag, value) in [
         ("--inference", "gpu"),
         ("--precision", "f8"),
@@ -403,4 +406,30 @@ fn eval_prints_the_network_view_and_the_search() {
         assert!(!out.status.success() && err.contains(token), "{err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+}
+
+/// An absurd `--depth` is refused with an error naming it (it used to allocate a move buffer
+/// per ply up front and abort); the limit itself still counts, e.g. a position without moves.
+#[test]
+fn perft_refuses_absurd_depths_without_aborting() {
+    for depth in ["4000000000", "1001"] {
+        let o = trainer(&["perft", "--variant", "minishogi", "--depth", depth]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(&format!("--depth {depth}")), "{err}");
+        assert!(err.contains("at most 1000"), "{err}");
+    }
+    // Gote is mated: no moves, so 0 leaves at any depth up to the limit.
+    let o = trainer(&[
+        "perft",
+        "--variant",
+        "minishogi",
+        "--sfen",
+        "k4/G4/S4/5/4K w - 1",
+        "--depth",
+        "1000",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(out.lines().last(), Some("nodes 0"), "{out}");
 }

@@ -246,11 +246,12 @@ fn hcpe_reads_back_with_cshogi_as_our_records() {
         assert_eq!(&theirs.join(" "), sfen, "{line}");
         assert_eq!(f[1], best, "{line}");
         assert_eq!(f[3].parse::<i32>().unwrap(), *result, "{line}");
-        let eval: f32 = f[2].parse().unwrap();
-        assert!(
-            eval.signum() == value.signum() || value.abs() < 1e-3,
-            "{line} {value}"
-        );
+        // dlshogi's score: win probability p = (1 + value) / 2 for the side to move, score
+        // 756.09 ln(p / (1 - p)) cut to +-30000 (within 1 for the rounding of the f32 value).
+        let eval: f64 = f[2].parse().unwrap();
+        let p = ((1.0 + *value as f64) / 2.0).clamp(0.0, 1.0);
+        let want = (756.086_496_295_176_2 * (p / (1.0 - p)).ln()).clamp(-30_000.0, 30_000.0);
+        assert!((eval - want).abs() <= 1.0, "{line}: value {value} scores {want:.1}");
     }
 }
 
