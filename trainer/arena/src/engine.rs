@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::str::FromStr;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The protocol of an external engine.
@@ -48,6 +48,103 @@ impl std::fmt::Display for Protocol {
 /// Time allowed for the handshake (`usi`/`uci` .. `readyok`), model loading included.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The longest line kept from an engine's output, in bytes (64 KiB). The rest of a longer
+/// line is read and dropped as it comes, so an engine cannot make us hold more; the line is
+/// noted (see [`ExternalEngine::output_notes`]).
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// How many odd output lines are noted one by one; later ones are only counted.
+const MAX_NOTES: usize = 8;
+
+/// Output lines of an engine that were not UTF-8 or over [`MAX_LINE_BYTES`].
+#[derive(Debug, Default)]
+struct OutputNotes {
+    /// Such lines, over all starts.
+    count: u64,
+    /// The first [`MAX_NOTES`] of them, described.
+    first: Vec<String>,
+}
+
+/// Reads one line (up to `\n` or the end of the input) into `buf`, which is cleared first and
+/// gets at most `max` bytes of it (without the `\n`); the rest of a longer line is consumed
+/// and dropped. Returns the full length of the line in bytes, or None at the end of the input.
+fn read_bounded_line(
+    r: &mut impl BufRead,
+    max: usize,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<usize>> {
+    buf.clear();
+    let mut len = 0usize;
+    let mut any = false;
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(any.then_some(len));
+        }
+        any = true;
+        let (n, end) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        let keep = n.min(max.saturating_sub(buf.len()));
+        buf.extend_from_slice(&chunk[..keep]);
+        len = len.saturating_add(n);
+        r.consume(n + end as usize);
+        if end {
+            return Ok(Some(len));
+        }
+    }
+}
+
+/// Reads the engine's output line by line into `tx` until it ends (or the receiver is gone):
+/// each line bounded by [`MAX_LINE_BYTES`] and decoded lossily (bytes that are not UTF-8
+/// become U+FFFD), so odd output never ends the engine's game; such lines go to `notes`.
+fn read_output(
+    out: impl std::io::Read,
+    tx: std::sync::mpsc::Sender<String>,
+    notes: &Mutex<OutputNotes>,
+    start: u32,
+) {
+    let mut r = BufReader::new(out);
+    let mut buf = Vec::new();
+    let mut number = 0u64;
+    while let Ok(Some(len)) = read_bounded_line(&mut r, MAX_LINE_BYTES, &mut buf) {
+        number += 1;
+        let cut = len > buf.len();
+        // A cut may split the last character: that alone is not bad UTF-8.
+        let bad_utf8 = match std::str::from_utf8(&buf) {
+            Ok(_) => false,
+            Err(e) => !(cut && e.error_len().is_none()),
+        };
+        let text = String::from_utf8_lossy(&buf);
+        if cut || bad_utf8 {
+            let mut why = Vec::new();
+            if bad_utf8 {
+                why.push("is not UTF-8 (bytes replaced by U+FFFD)".to_string());
+            }
+            if cut {
+                why.push(format!("has {len} bytes, cut to {MAX_LINE_BYTES}"));
+            }
+            let preview: String = text.chars().take(60).collect();
+            let mut n = notes.lock().unwrap_or_else(|e| e.into_inner());
+            n.count += 1;
+            if n.first.len() < MAX_NOTES {
+                n.first.push(format!(
+                    "output line {number} (start {start}) {}: {preview:?}",
+                    why.join(" and ")
+                ));
+            }
+        }
+        if tx.send(text.into_owned()).is_err() {
+            break;
+        }
+    }
+}
+
 /// The engine's answer to `go`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
@@ -77,6 +174,8 @@ pub struct ExternalEngine {
     id_name: Option<String>,
     /// Times the process was started.
     starts: u32,
+    /// Odd output lines (shared with the reader thread).
+    notes: Arc<Mutex<OutputNotes>>,
 }
 
 impl ExternalEngine {
@@ -97,6 +196,7 @@ impl ExternalEngine {
             proc: None,
             id_name: None,
             starts: 0,
+            notes: Arc::default(),
         }
     }
 
@@ -113,6 +213,19 @@ impl ExternalEngine {
     /// How many times the process was started (more than once after crashes or timeouts).
     pub fn starts(&self) -> u32 {
         self.starts
+    }
+
+    /// The engine's output lines that were not UTF-8 or longer than [`MAX_LINE_BYTES`] (read
+    /// lossily or cut, and played on), over all its starts: the first few described, then a
+    /// count of the rest. Empty when all its output was well formed.
+    pub fn output_notes(&self) -> Vec<String> {
+        let n = self.notes.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = n.first.clone();
+        let more = n.count - n.first.len() as u64;
+        if more > 0 {
+            out.push(format!("{more} more such output lines"));
+        }
+        out
     }
 
     fn send(&mut self, line: &str) -> Result<(), Failure> {
@@ -184,14 +297,8 @@ impl ExternalEngine {
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let (notes, start) = (self.notes.clone(), self.starts);
+        std::thread::spawn(move || read_output(stdout, tx, &notes, start));
         self.proc = Some(Proc {
             child,
             stdin,
@@ -349,5 +456,90 @@ impl Drop for ExternalEngine {
             }
             self.kill();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    #[test]
+    fn lines_are_bounded_and_the_rest_dropped() {
+        let mut input = b"short\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 100_000));
+        input.extend(b"\nnext\r\n\ntail");
+        // A small buffer: lines come in many chunks.
+        let mut r = BufReader::with_capacity(7, Cursor::new(input));
+        let mut buf = Vec::new();
+        let mut read = |r: &mut BufReader<Cursor<Vec<u8>>>| {
+            read_bounded_line(r, 1000, &mut buf)
+                .unwrap()
+                .map(|n| (n, String::from_utf8(buf.clone()).unwrap()))
+        };
+        assert_eq!(read(&mut r), Some((5, "short".into())));
+        assert_eq!(read(&mut r), Some((100_000, "x".repeat(1000))));
+        assert_eq!(read(&mut r), Some((5, "next\r".into())));
+        assert_eq!(read(&mut r), Some((0, String::new())));
+        assert_eq!(read(&mut r), Some((4, "tail".into())));
+        assert_eq!(read(&mut r), None);
+    }
+
+    /// A USI engine (sh) that prints a line that is not UTF-8 and a 1 MB line before each
+    /// answer: its moves are still read, and the odd lines noted.
+    #[test]
+    fn odd_output_lines_do_not_end_the_game() {
+        let cmd = "while read l; do case \"$l\" in \
+            usi) echo 'id name fake'; printf 'id author \\377\\376\\n'; echo usiok;; \
+            isready) echo readyok;; \
+            go*) head -c 1000000 /dev/zero | tr '\\000' x; echo; \
+                 printf 'info string \\351t\\351\\n'; echo 'bestmove 5d5c';; \
+            quit) exit 0;; esac; done";
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let mut e = ExternalEngine::new(cmd, Protocol::Usi, Vec::new(), v.clone());
+        e.new_game().unwrap();
+        assert_eq!(e.id_name(), Some("fake"));
+        let start = Position::start(v);
+        for _ in 0..2 {
+            let r = e.go(&start, &[], "btime 0 wtime 0", Duration::from_secs(20));
+            assert_eq!(r, Ok(Reply::Move("5d5c".into())));
+        }
+        assert_eq!(e.starts(), 1);
+        let notes = e.output_notes();
+        assert_eq!(notes.len(), 5, "{notes:?}");
+        assert!(notes[0].contains("not UTF-8"), "{notes:?}");
+        assert!(notes[0].contains("\u{FFFD}"), "{notes:?}");
+        assert!(
+            notes[1].contains("has 1000000 bytes, cut to 65536"),
+            "{notes:?}"
+        );
+        assert!(
+            notes[2].contains("info string \u{FFFD}t\u{FFFD}"),
+            "{notes:?}"
+        );
+    }
+
+    /// More odd lines than are described: the rest are counted.
+    #[test]
+    fn odd_lines_beyond_the_first_are_counted() {
+        let notes = Mutex::new(OutputNotes::default());
+        let (tx, rx) = channel();
+        let input: Vec<u8> = b"a\xffb\n".repeat(MAX_NOTES + 3);
+        read_output(Cursor::new(input), tx, &notes, 1);
+        let lines: Vec<String> = rx.iter().collect();
+        assert_eq!(lines.len(), MAX_NOTES + 3);
+        assert!(lines.iter().all(|l| l == "a\u{FFFD}b"), "{lines:?}");
+        let n = notes.into_inner().unwrap();
+        assert_eq!((n.count, n.first.len()), (MAX_NOTES as u64 + 3, MAX_NOTES));
+        // A cut through a character alone is not bad UTF-8.
+        let notes = Mutex::new(OutputNotes::default());
+        let (tx, rx) = channel();
+        // "a" then two-byte characters: the cut falls inside one.
+        let input = format!("a{}", "é".repeat(MAX_LINE_BYTES)).into_bytes();
+        read_output(Cursor::new(input), tx, &notes, 1);
+        assert_eq!(rx.iter().count(), 1);
+        let n = notes.into_inner().unwrap();
+        assert_eq!(n.first.len(), 1);
+        assert!(!n.first[0].contains("UTF-8"), "{:?}", n.first);
     }
 }

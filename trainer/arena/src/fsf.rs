@@ -6,6 +6,16 @@
 //! letter for both sides); promotion is a trailing `+`. Its FEN is the SFEN board followed by
 //! the hands in brackets, one letter per piece (`[PPp]`), then the side to move, where its `w`
 //! is sente and `b` gote.
+//!
+//! Two-step moves (Chu shogi's Lion and the pieces with its power) have no notation in
+//! Fairy-Stockfish, which has no such moves (its move holds one origin and one destination).
+//! The one move it writes in two parts, a move that also places a wall (`UCI::move` in its
+//! src/uci.cpp appends `,` TO WALL), names each part as a pair of squares, the second starting
+//! where the first ended: `e2e4,e4d5`. A two-step move is written the same way, step by step,
+//! `FROM VIA,VIA TO` (the multi-leg form of XBoard engines too): USI `7g6f5e` is `f6g7,g7h8`;
+//! a capture without moving (igui, `7g6f7g`) and a pass (through an empty square, back to the
+//! start) end where they began: `f6g7,g7f6`. Three squares run together (`f6g7h8`, the USI
+//! shape) are read as well.
 
 use rules::{Color, Move, Position, Variant};
 #[cfg(test)]
@@ -18,7 +28,7 @@ fn fsf_square(v: &Variant, sq: usize) -> String {
     format!("{}{}", (b'a' + x as u8) as char, v.ranks as usize - y)
 }
 
-/// A move in Fairy-Stockfish's UCI notation (`c3c4`, `h8g7+`, `P@e2`, `c3c4c5`).
+/// A move in Fairy-Stockfish's UCI notation (`c3c4`, `h8g7+`, `P@e2`; two steps `c3c4,c4c5`).
 pub fn move_to_fsf(v: &Variant, mv: Move) -> String {
     match mv {
         Move::Normal { from, to, promote } => format!(
@@ -27,13 +37,15 @@ pub fn move_to_fsf(v: &Variant, mv: Move) -> String {
             fsf_square(v, to as usize),
             if promote { "+" } else { "" }
         ),
-        // Three squares, as newer Fairy-Stockfish releases write multi-leg moves.
-        Move::Double { from, via, to } => format!(
-            "{}{}{}",
-            fsf_square(v, from as usize),
-            fsf_square(v, via as usize),
-            fsf_square(v, to as usize)
-        ),
+        // Step by step, as Fairy-Stockfish writes a move in two parts (see the module).
+        Move::Double { from, via, to } => {
+            let via = fsf_square(v, via as usize);
+            format!(
+                "{}{via},{via}{}",
+                fsf_square(v, from as usize),
+                fsf_square(v, to as usize)
+            )
+        }
         Move::Drop { kind, to } => format!(
             "{}@{}",
             v.kinds[kind as usize].letter,
@@ -57,7 +69,22 @@ fn parse_fsf_square(v: &Variant, s: &str) -> Option<usize> {
     Some(v.square(x, v.ranks as usize - r))
 }
 
-/// Converts a Fairy-Stockfish UCI move to USI text (syntax only; legality is the referee's).
+/// Parses squares written one after another (`c3c4`, `f6g7h8`, `a10b11`).
+fn parse_fsf_squares(v: &Variant, s: &str) -> Option<Vec<usize>> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let end = i + 1 + digits;
+        out.push(parse_fsf_square(v, s.get(i..end)?)?);
+        i = end;
+    }
+    Some(out)
+}
+
+/// Converts a Fairy-Stockfish UCI move to USI text (syntax only; legality is the referee's):
+/// `c3c4`, `h8g7+`, `P@e2`, and two-step moves `f6g7,g7h8` or `f6g7h8` (see the module).
 pub fn fsf_to_usi(v: &Variant, token: &str) -> Option<String> {
     if let Some((piece, sq)) = token.split_once('@') {
         let mut chars = piece.chars();
@@ -67,24 +94,30 @@ pub fn fsf_to_usi(v: &Variant, token: &str) -> Option<String> {
         let to = parse_fsf_square(v, sq)?;
         return Some(format!("{}*{}", l.to_ascii_uppercase(), v.square_name(to)));
     }
+    let name = |sq: usize| v.square_name(sq);
+    if let Some((first, second)) = token.split_once(',') {
+        // Two steps, each a pair of squares, the second from where the first ended.
+        let (a, b) = (parse_fsf_squares(v, first)?, parse_fsf_squares(v, second)?);
+        let (&[from, via], &[via2, to]) = (&a[..], &b[..]) else {
+            return None;
+        };
+        return (via == via2).then(|| format!("{}{}{}", name(from), name(via), name(to)));
+    }
     let (body, promote) = match token.strip_suffix('+') {
         Some(b) => (b, true),
         None => (token, false),
     };
-    // Split before the second letter.
-    let second = body
-        .char_indices()
-        .skip(1)
-        .find(|(_, c)| c.is_ascii_lowercase())
-        .map(|(i, _)| i)?;
-    let from = parse_fsf_square(v, &body[..second])?;
-    let to = parse_fsf_square(v, &body[second..])?;
-    Some(format!(
-        "{}{}{}",
-        v.square_name(from),
-        v.square_name(to),
-        if promote { "+" } else { "" }
-    ))
+    match parse_fsf_squares(v, body)?[..] {
+        [from, to] => Some(format!(
+            "{}{}{}",
+            name(from),
+            name(to),
+            if promote { "+" } else { "" }
+        )),
+        // A two-step move never promotes.
+        [from, via, to] if !promote => Some(format!("{}{}{}", name(from), name(via), name(to))),
+        _ => None,
+    }
 }
 
 /// Fairy-Stockfish's FEN of a position: the SFEN board, the hands in brackets (one letter
@@ -142,5 +175,134 @@ mod tests {
         );
         let drop = p.parse_usi("B*5e").unwrap();
         assert_eq!(move_to_fsf(&s, drop), "B@e5");
+    }
+
+    fn chu() -> Arc<Variant> {
+        Arc::new(Variant::builtin("chu").unwrap())
+    }
+
+    /// Every legal move, written in Fairy-Stockfish's notation and read back, is the same move.
+    /// Returns how many two-step moves (captures going on, captures without moving, passes)
+    /// were checked.
+    fn round_trip_all(p: &Position) -> [usize; 3] {
+        let v = p.variant();
+        let mut doubles = [0; 3];
+        for mv in p.legal_moves() {
+            let fsf = move_to_fsf(v, mv);
+            let usi = fsf_to_usi(v, &fsf).unwrap_or_else(|| panic!("{fsf} is not read back"));
+            let back = p
+                .parse_usi(&usi)
+                .unwrap_or_else(|e| panic!("{fsf} read as {usi}: {e}"));
+            assert_eq!(back, mv, "{} -> {fsf} -> {usi}", p.move_to_usi(mv));
+            if let Move::Double { from, via, to } = mv {
+                let i = match (from == to, p.piece_at(via as usize).is_empty()) {
+                    (false, _) => 0,
+                    (true, false) => 1,
+                    (true, true) => 2,
+                };
+                doubles[i] += 1;
+            }
+        }
+        doubles
+    }
+
+    #[test]
+    fn two_step_moves_round_trip() {
+        let v = chu();
+        let composed = [
+            // Sente's Lion next to a pawn; gote's promoted kirin (a Lion) among pawns.
+            "k11/12/12/12/12/6p5/5N6/12/12/12/12/11K b - 1",
+            "11k/12/12/12/6+o5/5PP5/6P5/12/12/12/12/K11 w - 1",
+            // Horned Falcons, Soaring Eagles and Lions of both sides, on and near the edges.
+            "3l8/11p/10p1/3n5+D2/2i1f7/3N5G2/9+H2/2t2P1i4/2p3+D5/2+H9/12/12 b - 1",
+            // Sente's Horned Falcon below two pawns, gote's Soaring Eagle above a pawn.
+            "p5k5/p11/+H11/12/12/12/12/12/12/11+d/10P1/6K5 b - 1",
+            "p5k5/p11/+H11/12/12/12/12/12/12/11+d/10P1/6K5 w - 1",
+        ];
+        let mut total = [0; 3];
+        let mut add = |p: &Position| {
+            for (t, n) in total.iter_mut().zip(round_trip_all(p)) {
+                *t += n;
+            }
+        };
+        for sfen in composed {
+            let p = Position::from_sfen_composed(&v, sfen).unwrap_or_else(|e| panic!("{e}"));
+            assert!(round_trip_all(&p).iter().sum::<usize>() > 0, "{sfen}");
+            add(&p);
+        }
+        // And the positions of a game of pseudo-random moves from the start.
+        let mut p = Position::start(v.clone());
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..300 {
+            add(&p);
+            let moves = p.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            p.make_move(moves[(seed >> 33) as usize % moves.len()]);
+        }
+        let [onward, igui, pass] = total;
+        assert!(onward > 100 && igui > 20 && pass > 100, "{total:?}");
+    }
+
+    /// Fairy-Stockfish's notation as its src/uci.cpp writes it: `UCI::square` names files
+    /// `a..` from sente's left and ranks `1..` from the bottom, ranks from 10 on with two
+    /// digits (`'0' + (rank + 1) / 10`, then `'0' + (rank + 1) % 10`); a move in two parts
+    /// is `FROM TO` then `,` and its second pair of squares (`move += "," + ...`).
+    #[test]
+    fn chu_moves_in_fairy_stockfish_notation() {
+        let v = chu();
+        let p = Position::from_sfen_composed(&v, "k11/12/12/12/12/6p5/5N6/12/12/12/12/11K b - 1")
+            .unwrap();
+        let fsf = |usi: &str| move_to_fsf(&v, p.parse_usi(usi).unwrap());
+        // Corners and two-digit ranks: 1a is l12, 12l a1; 12a is a12, 1l l1.
+        let k = |usi: &str| {
+            let q = Position::from_sfen_composed(&v, "12/k11/12/12/12/12/12/12/12/12/11K/12 b - 1")
+                .unwrap();
+            move_to_fsf(&v, q.parse_usi(usi).unwrap())
+        };
+        assert_eq!(k("1k1l"), "l2l1");
+        assert_eq!(k("1k2j"), "l2k3");
+        assert_eq!(fsf_to_usi(&v, "a12a11").as_deref(), Some("12a12b"));
+        assert_eq!(fsf_to_usi(&v, "l10k9").as_deref(), Some("1c2d"));
+        assert_eq!(fsf_to_usi(&v, "a1l12").as_deref(), Some("12l1a"));
+        // The Lion on 7g (f6), a pawn on 6f (g7).
+        assert_eq!(fsf("7g7f"), "f6f7");
+        assert_eq!(fsf("7g7e"), "f6f8");
+        assert_eq!(fsf("7g6f"), "f6g7");
+        assert_eq!(fsf("7g6f5e"), "f6g7,g7h8");
+        assert_eq!(fsf("7g6f7g"), "f6g7,g7f6");
+        assert_eq!(fsf("7g8g7g"), "f6e6,e6f6");
+        assert_eq!(fsf_to_usi(&v, "f6g7,g7h8").as_deref(), Some("7g6f5e"));
+        assert_eq!(fsf_to_usi(&v, "f6g7,g7f6").as_deref(), Some("7g6f7g"));
+        assert_eq!(fsf_to_usi(&v, "f6e6,e6f6").as_deref(), Some("7g8g7g"));
+        // Three squares run together, as USI writes them.
+        assert_eq!(fsf_to_usi(&v, "f6g7h8").as_deref(), Some("7g6f5e"));
+        assert_eq!(fsf_to_usi(&v, "a10b11c12").as_deref(), Some("12c11b10a"));
+        // The second step must start where the first ended; no promotion; nothing more.
+        for bad in [
+            "f6g7,g8h8",
+            "f6g7,g7h8+",
+            "f6g7h8+",
+            "f6g7,g7",
+            "f6,g7h8",
+            "f6g7,g7h8,h8h9",
+            "f6g7h8i9",
+            "f6g7,",
+            "f6g13",
+            "m1a1",
+            "f6g7x",
+            "f\u{e9}6g7",
+        ] {
+            assert_eq!(fsf_to_usi(&v, bad), None, "{bad}");
+        }
+        // Fairy-Stockfish's own pass (a move onto its own square) names no square passed
+        // through: the referee refuses it, naming the reason.
+        let usi = fsf_to_usi(&v, "f6f6").unwrap();
+        let e = p.parse_usi(&usi).unwrap_err().to_string();
+        assert!(e.contains("7g7g") && e.contains("same square"), "{e}");
     }
 }

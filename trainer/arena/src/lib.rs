@@ -24,7 +24,7 @@ mod tally;
 mod usi;
 mod variant;
 
-pub use engine::{ExternalEngine, Protocol, Reply};
+pub use engine::{ExternalEngine, Protocol, Reply, MAX_LINE_BYTES};
 pub use error::{Failure, ParseProtocolError};
 pub use fsf::{fsf_to_usi, move_to_fsf, to_fsf_fen};
 pub use matches::{play_match, GameEnd, MatchGame, MatchSettings, TimeControl};

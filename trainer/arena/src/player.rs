@@ -131,6 +131,15 @@ impl Player {
         }
     }
 
+    /// An external engine's output lines that were not UTF-8 or over-long (read lossily or
+    /// cut; see [`ExternalEngine::output_notes`]); empty for our players.
+    pub fn engine_notes(&self) -> Vec<String> {
+        match &self.kind {
+            Kind::External(e) => e.output_notes(),
+            Kind::Local(_) => Vec::new(),
+        }
+    }
+
     pub(crate) fn new_game(&mut self) -> Result<(), Failure> {
         match &mut self.kind {
             Kind::Local(_) => Ok(()),

@@ -226,6 +226,9 @@ pub(crate) fn run(args: ArenaArgs) -> Result<()> {
         if p.restarts() > 0 {
             println!("{}: restarted {} times", p.name(), p.restarts());
         }
+        for note in p.engine_notes() {
+            println!("{}: {note}", p.name());
+        }
     }
     if let Some(d) = &args.out {
         println!("games written to {}", d.display());

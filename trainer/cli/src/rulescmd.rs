@@ -2,7 +2,7 @@
 
 use crate::load_variant;
 use anyhow::{bail, Result};
-use rules::{perft, perft_divide, Position};
+use rules::{perft, perft_divide, Position, MAX_PERFT_DEPTH};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -13,6 +13,9 @@ pub(crate) fn run_perft(
     depth: u32,
     divide: bool,
 ) -> Result<()> {
+    if depth > MAX_PERFT_DEPTH {
+        bail!("--depth {depth}: at most {MAX_PERFT_DEPTH} (a perft that deep could never finish)");
+    }
     let v = load_variant(variant)?;
     let mut pos = match sfen {
         Some(s) => Position::from_sfen_composed(&v, s)?,

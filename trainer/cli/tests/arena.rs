@@ -200,6 +200,35 @@ fn referee_scores_misbehaviour_as_losses() {
     assert_eq!(out.matches("timeout").count(), 2, "{out}");
 }
 
+/// An engine that prints a line that is not UTF-8 and a 1 MB line before each answer plays
+/// on: its games end by its resignation (no crash, no restart) and the odd lines are noted.
+#[test]
+fn odd_engine_output_is_read_lossily_and_noted() {
+    let out = arena(&[
+        "--variant",
+        "minishogi",
+        "--player",
+        "mcts",
+        "--player",
+        &fake_usi(
+            "head -c 1000000 /dev/zero | tr '\\000' x; echo; printf 'info string \\377\\n'; \
+             echo 'bestmove resign'",
+        ),
+        "--games",
+        "2",
+        "--nodes",
+        "4",
+    ]);
+    assert_eq!(row(&out, "games"), (2, 2, 0, 0), "{out}");
+    assert_eq!(out.matches("resigns").count(), 2, "{out}");
+    assert!(
+        !out.contains("crash") && !out.contains("restarted"),
+        "{out}"
+    );
+    assert_eq!(out.matches("cut to 65536").count(), 2, "{out}");
+    assert_eq!(out.matches("is not UTF-8").count(), 2, "{out}");
+}
+
 #[test]
 fn sprt_stops_early() {
     let out = arena(&[

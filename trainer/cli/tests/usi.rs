@@ -71,6 +71,20 @@ impl Engine {
         }
     }
 
+    /// Every line written during `d` (the engine must stay up).
+    fn lines_for(&mut self, d: Duration) -> Vec<String> {
+        let end = Instant::now() + d;
+        let mut got = Vec::new();
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => got.push(l),
+                Err(RecvTimeoutError::Timeout) => return got,
+                Err(RecvTimeoutError::Disconnected) => panic!("engine exited; lines: {got:#?}"),
+            }
+        }
+    }
+
     /// Sends `cmd` and reads up to the line starting with `prefix`.
     fn ask(&mut self, cmd: &str, prefix: &str, timeout: Duration) -> Vec<String> {
         self.send(cmd);
@@ -521,5 +535,166 @@ fn run_model_session(model: &str) {
     e.send("position sfen 4k/4G/4P/5/K4 w - 1");
     let (_, best) = e.go("go nodes 20", QUICK);
     assert_eq!(best, "resign");
+    e.quit();
+}
+
+fn bestmove_count(lines: &[String]) -> usize {
+    lines.iter().filter(|l| l.starts_with("bestmove")).count()
+}
+
+/// `bestmove X ponder Y`: (X, Y).
+fn best_and_ponder(line: &str) -> (String, String) {
+    match line.split_whitespace().collect::<Vec<_>>()[..] {
+        ["bestmove", best, "ponder", reply] => (best.to_string(), reply.to_string()),
+        _ => panic!("expected `bestmove X ponder Y`, got {line:?}"),
+    }
+}
+
+/// The simulations of the last info line among `lines`.
+fn last_nodes(lines: &[String]) -> u64 {
+    field(&last_info(lines), "nodes").parse().unwrap()
+}
+
+/// Pondering, on a tiny network (without one the search fills its tree within seconds and
+/// would answer a ponderhit at once).
+#[test]
+fn pondering_waits_for_ponderhit_then_thinks_on_its_clock() {
+    let dir = std::env::temp_dir().join(format!("usi-ponder-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = common::init_model(&dir);
+    let mini = variant("minishogi");
+    let mut e = Engine::start(&["--model", model.to_str().unwrap()]);
+    e.send("setoption name Device value cpu");
+    e.ready();
+    // USI_Ponder off (the default): a plain bestmove.
+    e.send("position startpos");
+    let lines = e.ask("go nodes 30", "bestmove", QUICK);
+    assert_eq!(
+        lines.last().unwrap().split_whitespace().count(),
+        2,
+        "{lines:#?}"
+    );
+    e.send("setoption name USI_Ponder value true");
+    e.ready();
+
+    // We played `ours` and expect `theirs`: the GUI ponders on the position after both.
+    let start = Position::start(mini.clone());
+    let ours = start.move_to_usi(start.legal_moves()[0]);
+    let p1 = after(&mini, &ours);
+    let moves = format!("{ours} {}", p1.move_to_usi(p1.legal_moves()[0]));
+    let pos = after(&mini, &moves);
+    let check = |line: &str| {
+        let (best, reply) = best_and_ponder(line);
+        legal(&pos, &best);
+        legal(&after(&mini, &format!("{moves} {best}")), &reply);
+        (best, reply)
+    };
+    e.send(&format!("position startpos moves {moves}"));
+    e.send("go ponder btime 0 wtime 0 byoyomi 1500");
+    // No bestmove for well over the byoyomi.
+    let pondered = e.lines_for(Duration::from_millis(2500));
+    assert_eq!(bestmove_count(&pondered), 0, "{pondered:#?}");
+    let nodes_before = last_nodes(&pondered);
+    let t = Instant::now();
+    e.send("ponderhit");
+    let lines = e.until(QUICK, |l| l.starts_with("bestmove"));
+    let took = t.elapsed();
+    // The byoyomi (less the 100 ms margin) is used from the ponderhit: not at once, and not
+    // much longer.
+    assert!(took >= Duration::from_millis(1300), "{took:?}");
+    assert!(took < Duration::from_millis(4500), "{took:?}");
+    // The tree built while pondering is kept.
+    assert!(
+        last_nodes(&lines) > nodes_before,
+        "{pondered:#?} {lines:#?}"
+    );
+    let (best, reply) = check(lines.last().unwrap());
+
+    // `stop` while pondering (the opponent played another move): a bestmove at once.
+    e.send(&format!("position startpos moves {moves} {best} {reply}"));
+    e.send("go ponder btime 0 wtime 0 byoyomi 10000");
+    let pondered = e.lines_for(Duration::from_millis(500));
+    assert_eq!(bestmove_count(&pondered), 0, "{pondered:#?}");
+    let t = Instant::now();
+    let lines = e.ask("stop", "bestmove", QUICK);
+    assert!(
+        t.elapsed() < Duration::from_millis(2000),
+        "{:?}",
+        t.elapsed()
+    );
+    assert_eq!(bestmove_count(&lines), 1);
+    e.ready();
+
+    // With main time, the time pondered is deducted from this move's share (90000 / 30 =
+    // 3000 ms): after 3200 ms of pondering it answers soon after the ponderhit.
+    e.send(&format!("position startpos moves {moves}"));
+    e.send("go ponder btime 90000 wtime 90000 binc 0 winc 0");
+    let pondered = e.lines_for(Duration::from_millis(3200));
+    assert_eq!(bestmove_count(&pondered), 0, "{pondered:#?}");
+    let t = Instant::now();
+    let lines = e.ask("ponderhit", "bestmove", QUICK);
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        t.elapsed()
+    );
+    check(lines.last().unwrap());
+
+    // PUCT ponders too.
+    e.send("setoption name Algorithm value puct");
+    e.send(&format!("position startpos moves {moves}"));
+    e.send("go ponder btime 0 wtime 0 byoyomi 1000");
+    let pondered = e.lines_for(Duration::from_millis(1500));
+    assert_eq!(bestmove_count(&pondered), 0, "{pondered:#?}");
+    let t = Instant::now();
+    let lines = e.ask("ponderhit", "bestmove", QUICK);
+    assert!(
+        t.elapsed() < Duration::from_millis(4000),
+        "{:?}",
+        t.elapsed()
+    );
+    check(lines.last().unwrap());
+    e.quit();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn usi_hash_bounds_the_tree() {
+    let mut e = Engine::start(&[]);
+    e.ready();
+    e.send("position startpos moves 7g7f 3c3d");
+    // A long byoyomi, but a tree of at most 1 MiB (4 MiB): full long before the time is up,
+    // the search answers.
+    let mut nodes = Vec::new();
+    for mib in [1, 4] {
+        e.send(&format!("setoption name USI_Hash value {mib}"));
+        let t = Instant::now();
+        let (lines, _) = e.go("go btime 0 wtime 0 byoyomi 30000", Duration::from_secs(40));
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "{mib} MiB: {:?}",
+            t.elapsed()
+        );
+        nodes.push(last_nodes(&lines));
+    }
+    // A node with its 30-odd move edges takes some 800 bytes: the tree stops at half of
+    // USI_Hash, a few hundred simulations in 1 MiB, four times as many in 4 MiB.
+    let (n1, n4) = (nodes[0], nodes[1]);
+    assert!((100..=2500).contains(&n1), "{nodes:?}");
+    assert!(n4 >= 2 * n1 && n4 <= 8 * n1, "{nodes:?}");
+    // An infinite search with a full tree waits for stop.
+    e.send("setoption name USI_Hash value 1");
+    e.send("go infinite");
+    let mut lines = e.lines_for(Duration::from_millis(1500));
+    assert_eq!(bestmove_count(&lines), 0, "{lines:#?}");
+    lines.extend(e.go("stop", QUICK).0);
+    assert_eq!(last_nodes(&lines), n1);
+    for bad in ["0", "1048577", "lots"] {
+        e.ask(
+            &format!("setoption name USI_Hash value {bad}"),
+            "info string error",
+            QUICK,
+        );
+    }
     e.quit();
 }

@@ -32,7 +32,7 @@ mod variant;
 pub use bitset::{SquareSet, SquareSetIter};
 pub use error::{Error, Result};
 pub use outcome::{EndReason, GameResult, Outcome};
-pub use perft::{perft, perft_divide};
+pub use perft::{perft, perft_divide, MAX_PERFT_DEPTH};
 pub use position::{Position, MAX_HAND_KINDS};
 pub use rng::SplitMix64;
 pub use spec::{

@@ -399,6 +399,30 @@ impl Search {
         }
     }
 
+    /// The replies searched after the root move `mv`: each legal move of the position after
+    /// `mv` with its visits and prior, in move-generation order. Empty when that child has not
+    /// been evaluated (never visited, or the game is over there) or `mv` is no root move.
+    pub fn replies(&self, mv: Move) -> Vec<(Move, u32, f32)> {
+        let t = &self.tree;
+        if t.state[0] != NodeState::Expanded {
+            return Vec::new();
+        }
+        let child = t.edges(0).find(|&e| t.mv[e] == mv).map(|e| t.child[e]);
+        match child {
+            Some(c) if c != NONE && t.state[c as usize] == NodeState::Expanded => t
+                .edges(c)
+                .map(|e| (t.mv[e], t.edge_visits[e], t.prior[e]))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Bytes the tree's nodes and edges take (both arenas). Their buffers grow by doubling,
+    /// so they reserve at most about twice this.
+    pub fn memory_bytes(&self) -> usize {
+        tree_bytes(&self.tree) + tree_bytes(&self.spare)
+    }
+
     /// Plays `mv` (a legal move) at the root; keeps the subtree when `reuse_tree` (else a fresh
     /// tree). The next search needs a new `start`.
     pub fn play(&mut self, mv: Move) {
@@ -701,6 +725,26 @@ impl Search {
         }
         self.phase += 1;
     }
+}
+
+/// Bytes the nodes and edges of `t` take.
+fn tree_bytes(t: &Tree) -> usize {
+    fn b<T>(v: &[T]) -> usize {
+        std::mem::size_of_val(v)
+    }
+    b(&t.visits)
+        + b(&t.value_sum)
+        + b(&t.wdl_sum)
+        + b(&t.raw_value)
+        + b(&t.first_edge)
+        + b(&t.num_edges)
+        + b(&t.state)
+        + b(&t.mv)
+        + b(&t.log_prior)
+        + b(&t.prior)
+        + b(&t.child)
+        + b(&t.edge_visits)
+        + b(&t.edge_value_sum)
 }
 
 /// Completed Q of edge `e` from its parent's point of view: the mean value when visited,

@@ -265,6 +265,41 @@ fn tree_reuse_keeps_the_child_statistics() {
 }
 
 #[test]
+fn replies_are_the_statistics_below_a_root_move() {
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let mut s = Search::new(config(algorithm, 64), pos(START), 3);
+        assert!(s.replies(s.root().legal_moves()[0]).is_empty());
+        let (r, _) = run(&mut s, 64, false, material);
+        let replies = s.replies(r.best);
+        // Each node takes 33 bytes, each of its move edges at least 20.
+        let edges = r.moves.len() + replies.len();
+        let bytes = s.memory_bytes();
+        assert!(bytes >= s.tree_size() * 33 + edges * 20, "{bytes}");
+        // What the search keeps below the best move is what a reused tree starts from.
+        s.play(r.best);
+        let r2 = s.result();
+        let moves: Vec<Move> = replies.iter().map(|x| x.0).collect();
+        let visits: Vec<u32> = replies.iter().map(|x| x.1).collect();
+        assert_eq!((moves, visits), (r2.moves, r2.visits), "{algorithm:?}");
+        assert!(replies.iter().any(|x| x.1 > 0));
+        let prior: f32 = replies.iter().map(|x| x.2).sum();
+        assert!((prior - 1.0).abs() < 1e-4);
+        // An unvisited root move has no replies.
+        let unvisited = r
+            .moves
+            .iter()
+            .zip(&r.visits)
+            .find(|(_, &v)| v == 0)
+            .map(|(&m, _)| m);
+        let mut fresh = Search::new(config(algorithm, 64), pos(START), 3);
+        run(&mut fresh, 64, false, material);
+        if let Some(m) = unvisited {
+            assert!(fresh.replies(m).is_empty());
+        }
+    }
+}
+
+#[test]
 fn noise_depends_on_the_seed_only() {
     for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
         let go = |seed: u64, noise: bool| {

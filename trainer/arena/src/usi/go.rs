@@ -31,12 +31,32 @@ pub(crate) struct GoParams {
 /// Limits of one search, resolved from [`GoParams`] and the options.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Limits {
-    /// Simulations to add at most.
+    /// Simulations to add at most (a pondering search: once `ponderhit` has come).
     pub(crate) simulations: u64,
-    /// Stop when this much time has passed since `go`.
+    /// Stop when this much time has passed since `go` (a pondering search: since `ponderhit`,
+    /// see [`Limits::after_ponderhit`]).
     pub(crate) time: Option<Duration>,
+    /// The part of `time` that time spent pondering saves: the share of the main time and the
+    /// increment (byoyomi, lost when unused, and `movetime` are not saved).
+    pub(crate) credit: Duration,
     /// Search until `stop` (bestmove only after it).
     pub(crate) infinite: bool,
+    /// `go ponder`: search without a limit (but `ponder_simulations`) until `ponderhit`, then
+    /// under the limits above; no bestmove before `ponderhit` or `stop`.
+    pub(crate) ponder: bool,
+    /// Simulations to add at most while pondering.
+    pub(crate) ponder_simulations: u64,
+}
+
+impl Limits {
+    /// The time limit of a pondering search, counted from `ponderhit` after `pondered` of
+    /// pondering: `time` less what pondering saved (at most `credit`), at least the shortest
+    /// search.
+    pub(crate) fn after_ponderhit(&self, pondered: Duration) -> Option<Duration> {
+        let min = Duration::from_millis(MIN_THINK_MS);
+        self.time
+            .map(|t| t.saturating_sub(pondered.min(self.credit)).max(min))
+    }
 }
 
 /// Parses the arguments of `go`. Never fails, so that every `go` ends in a `bestmove`: numbers
@@ -95,12 +115,13 @@ pub(crate) fn parse_go(args: &[&str]) -> (GoParams, Vec<String>) {
 
 /// Turns `go` parameters into search limits for the side to move.
 pub(crate) fn resolve_limits(p: &GoParams, default_simulations: u32, side: Color) -> Limits {
-    let infinite = p.infinite || p.ponder;
+    let infinite = p.infinite;
     let (remaining, inc) = match side {
         Color::Sente => (p.btime, p.binc),
         Color::Gote => (p.wtime, p.winc),
     };
     let byoyomi = p.byoyomi.unwrap_or(0);
+    let mut credit_ms = 0;
     let time_ms = if infinite {
         None
     } else if let Some(mt) = p.movetime {
@@ -108,9 +129,9 @@ pub(crate) fn resolve_limits(p: &GoParams, default_simulations: u32, side: Color
     } else if remaining.is_some() || p.byoyomi.is_some() || inc.is_some() {
         let remaining = remaining.unwrap_or(0);
         let inc = inc.unwrap_or(0);
-        let target = (remaining / TIME_DIVISOR)
-            .saturating_add(inc)
-            .saturating_add(byoyomi);
+        let share = (remaining / TIME_DIVISOR).saturating_add(inc);
+        credit_ms = share;
+        let target = share.saturating_add(byoyomi);
         let hard = remaining.saturating_add(byoyomi).saturating_sub(MARGIN_MS);
         Some(target.min(hard).max(MIN_THINK_MS))
     } else {
@@ -121,11 +142,15 @@ pub(crate) fn resolve_limits(p: &GoParams, default_simulations: u32, side: Color
         None if infinite || time_ms.is_some() => MAX_TREE_SIMULATIONS,
         None => default_simulations as u64,
     };
+    // A node limit beyond what the tree may hold is the tree's limit.
+    let cap = |n: u64| n.min(MAX_TREE_SIMULATIONS);
     Limits {
-        // A node limit beyond what the tree may hold is the tree's limit.
-        simulations: simulations.min(MAX_TREE_SIMULATIONS),
+        simulations: cap(simulations),
         time: time_ms.map(Duration::from_millis),
+        credit: Duration::from_millis(credit_ms),
         infinite,
+        ponder: p.ponder,
+        ponder_simulations: cap(p.nodes.unwrap_or(MAX_TREE_SIMULATIONS)),
     }
 }
 
@@ -171,5 +196,49 @@ mod tests {
         assert!(l.time.is_some());
         let l = resolve_limits(&go("nodes 18446744073709551616"), 200, Color::Sente);
         assert_eq!(l.simulations, MAX_TREE_SIMULATIONS);
+    }
+
+    #[test]
+    fn ponder_limits() {
+        let go = |s: &str| parse_go(&s.split_whitespace().collect::<Vec<_>>()).0;
+        let ms = Duration::from_millis;
+        // The clock of `go ponder` is kept for after the ponderhit.
+        let l = resolve_limits(
+            &go("ponder btime 0 wtime 0 byoyomi 1000"),
+            200,
+            Color::Sente,
+        );
+        assert!(l.ponder && !l.infinite);
+        assert_eq!(
+            (l.time, l.simulations),
+            (Some(ms(900)), MAX_TREE_SIMULATIONS)
+        );
+        assert_eq!(l.ponder_simulations, MAX_TREE_SIMULATIONS);
+        // Byoyomi only: pondering saves nothing (unused byoyomi is lost).
+        assert_eq!(l.after_ponderhit(ms(5000)), Some(ms(900)));
+        // Main time: the share of this move (60000 / 30 + 1000) shrinks by the time pondered,
+        // the byoyomi part does not.
+        let l = resolve_limits(
+            &go("ponder btime 60000 wtime 1000 byoyomi 500 binc 1000"),
+            200,
+            Color::Sente,
+        );
+        assert_eq!(l.time, Some(ms(3500)));
+        assert_eq!(l.after_ponderhit(ms(0)), Some(ms(3500)));
+        assert_eq!(l.after_ponderhit(ms(1000)), Some(ms(2500)));
+        assert_eq!(l.after_ponderhit(ms(60000)), Some(ms(500)));
+        // Sudden death after a long ponder: the shortest search.
+        let l = resolve_limits(&go("ponder btime 3000 wtime 3000"), 200, Color::Gote);
+        assert_eq!(l.after_ponderhit(ms(10000)), Some(ms(MIN_THINK_MS)));
+        // movetime is counted from the ponderhit in full.
+        let l = resolve_limits(&go("ponder movetime 1000"), 200, Color::Sente);
+        assert_eq!(l.after_ponderhit(ms(5000)), Some(ms(900)));
+        // Without a clock: the node budget applies after the ponderhit.
+        let l = resolve_limits(&go("ponder"), 200, Color::Sente);
+        assert_eq!((l.time, l.simulations), (None, 200));
+        let l = resolve_limits(&go("ponder nodes 70"), 200, Color::Sente);
+        assert_eq!((l.simulations, l.ponder_simulations), (70, 70));
+        let l = resolve_limits(&go("ponder infinite"), 200, Color::Sente);
+        assert!(l.ponder && l.infinite && l.time.is_none());
     }
 }

@@ -19,6 +19,10 @@
 //!   `movetime`, `btime/wtime`, `byoyomi` and `binc/winc` limit the search by time (`nodes`, if
 //!   also given, caps it); `infinite` searches until `stop`. A time- or stop-limited search
 //!   keeps at most [`MAX_TREE_SIMULATIONS`] simulations in its tree (then stops expanding).
+//! * **Memory** (`USI_Hash`, MiB): a search stops growing its tree once the tree's nodes and
+//!   edges take more than half of `USI_Hash`; their buffers grow by doubling, so they never
+//!   reserve more than `USI_Hash`. A bounded search then answers; an infinite or pondering
+//!   one waits for `stop` / `ponderhit`.
 //! * **Time management**: with `movetime T` the search stops at `T - 100 ms`. With a clock, the
 //!   target is `remaining / 30 + increment + byoyomi`, never more than `remaining + byoyomi -
 //!   100 ms` (with no time left: `byoyomi - 100 ms`), at least 10 ms. The clock is read between
@@ -27,8 +31,20 @@
 //! * `bestmove resign` when the side to move has no legal move (after `info depth 0 score mate
 //!   0`); a position already drawn by rule (repetition, ply limit) gets the network's first
 //!   choice without search.
-//! * `ponderhit` ends the search like `stop` (`USI_Ponder` is accepted and ignored); `go mate`
-//!   answers `checkmate notimplemented`; `gameover` stops a running search.
+//! * **Pondering**: `go ponder ...` searches the position given (the GUI has already played the
+//!   expected reply into it) without a time limit and writes no bestmove until `ponderhit` or
+//!   `stop`. `stop` answers at once (the GUI discards that bestmove). `ponderhit` keeps the
+//!   tree and puts the search on the clock given with `go ponder`, counted from the ponderhit:
+//!   the target of a plain `go` less the time pondered, which is deducted from the share of
+//!   the main time and increment (`remaining / 30 + increment`) but not from the byoyomi
+//!   (unused byoyomi is lost) nor from `movetime`; at least 10 ms, and at most the hard limit
+//!   `remaining + byoyomi - 100 ms` after the ponderhit. Without a clock the node budget
+//!   (`nodes`, `Simulations`) applies after the ponderhit (usually already spent: an answer at
+//!   once). A ponder search whose tree filled up answers at the ponderhit.
+//! * `USI_Ponder` on: `bestmove X ponder Y` names the expected reply Y, the most visited move
+//!   below X (ties and unvisited moves: the network's prior), when the search evaluated the
+//!   position after X. `ponderhit` without a pondering search is reported and ignored.
+//! * `go mate` answers `checkmate notimplemented`; `gameover` stops a running search.
 //! * Errors (malformed commands, bad tokens, illegal moves, model loading) are reported as
 //!   `info string error: <what>`; the engine keeps running and its state is unchanged.
 
@@ -36,7 +52,7 @@ use crate::variant::load_variant;
 use anyhow::{bail, Context, Result};
 use go::{parse_go, resolve_limits, GoParams};
 use model::{check_encoding, load_model, parse_device, read_meta, ModelMeta, NetEvaluator};
-use options::{Options, DEFAULT_SIMULATIONS};
+use options::{Options, DEFAULT_HASH_MIB, DEFAULT_SIMULATIONS};
 use rules::{Position, Variant};
 use search::{Algorithm, Evaluator, SearchConfig, UniformEvaluator};
 use selfplay::Encoder;
@@ -46,7 +62,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
-use think::{search_thread, Job};
+use think::{search_thread, Control, Job};
 
 mod go;
 mod options;
@@ -76,10 +92,17 @@ impl Out {
 /// A search running on the worker thread.
 struct Running {
     handle: JoinHandle<Net>,
-    stop: Arc<AtomicBool>,
+    control: Arc<Control>,
     /// Set by the worker just before it prints `bestmove`.
     done: Arc<AtomicBool>,
     infinite: bool,
+}
+
+impl Running {
+    /// Whether only `stop` (or `ponderhit`) ends it: an infinite or still pondering search.
+    fn unbounded(&self) -> bool {
+        self.infinite || self.control.pondering.load(Ordering::Acquire)
+    }
 }
 
 /// The USI engine: reads commands with [`UsiEngine::handle`], writes its replies to the
@@ -162,6 +185,8 @@ impl UsiEngine {
                 threads: 1,
                 device: "auto".into(),
                 algorithm: Algorithm::Gumbel,
+                hash_mib: DEFAULT_HASH_MIB,
+                ponder: false,
             },
             search: None,
         })
@@ -196,13 +221,15 @@ impl UsiEngine {
         self.finish();
     }
 
-    /// What to do at the end of input: let a bounded search finish, stop an infinite one.
+    /// What to do at the end of input: let a bounded search finish, stop an infinite or
+    /// pondering one.
     pub fn finish(&mut self) {
-        let infinite = self.search.as_ref().is_some_and(|r| r.infinite);
-        self.finish_search(infinite);
+        let unbounded = self.search.as_ref().is_some_and(Running::unbounded);
+        self.finish_search(unbounded);
     }
 
-    /// Waits for a bounded search to write its bestmove (an infinite one needs `stop`).
+    /// Waits for a bounded search to write its bestmove (an infinite or pondering one needs
+    /// `stop`, or `ponderhit`).
     pub fn wait(&mut self) {
         self.finish_search(false);
     }
@@ -216,7 +243,7 @@ impl UsiEngine {
         self.reap();
         if matches!(cmd, "go" | "setoption") {
             // Not while searching: a bounded search is waited for (a GUI sends these after
-            // the bestmove anyway); an infinite one needs `stop` first.
+            // the bestmove anyway); an infinite or pondering one needs `stop` first.
             self.finish_search(false);
         }
         match cmd {
@@ -231,8 +258,9 @@ impl UsiEngine {
             }
             "setoption" => {
                 if self.search.is_some() {
-                    self.out
-                        .error("setoption: not during an infinite search (send stop first)");
+                    self.out.error(
+                        "setoption: not during an infinite or pondering search (send stop first)",
+                    );
                 } else if let Err(e) = self.cmd_setoption(args) {
                     self.out.error(&format!("setoption: {e:#}"));
                 }
@@ -255,7 +283,7 @@ impl UsiEngine {
             "go" => {
                 if self.search.is_some() {
                     self.out
-                        .error("go: an infinite search is running (send stop first)");
+                        .error("go: an infinite or pondering search is running (send stop first)");
                 } else {
                     let started = Instant::now();
                     let (p, warnings) = parse_go(args);
@@ -273,7 +301,14 @@ impl UsiEngine {
                     }
                 }
             }
-            "stop" | "ponderhit" => self.finish_search(true),
+            "stop" => self.finish_search(true),
+            "ponderhit" => {
+                // The search goes on, now on its clock; its bestmove comes when time is up.
+                if !self.search.as_ref().is_some_and(|r| r.control.ponderhit()) {
+                    self.out
+                        .error("ponderhit: no search is pondering (ignored)");
+                }
+            }
             "gameover" => {
                 match args {
                     [r] if matches!(*r, "win" | "lose" | "draw") => {}
@@ -360,7 +395,7 @@ impl UsiEngine {
         }
         let net = self.net.take().expect("loaded");
         let limits = resolve_limits(p, self.opts.simulations, self.position.side_to_move());
-        let stop = Arc::new(AtomicBool::new(false));
+        let control = Arc::new(Control::new(limits.ponder));
         let done = Arc::new(AtomicBool::new(false));
         let job = Job {
             position: self.position.clone(),
@@ -373,16 +408,18 @@ impl UsiEngine {
             base_simulations: self.opts.simulations.max(1),
             limits,
             started,
+            hash_bytes: u64::from(self.opts.hash_mib) << 20,
+            ponder_reply: self.opts.ponder,
         };
-        let (s, d, out) = (stop.clone(), done.clone(), self.out.clone());
+        let (c, d, out) = (control.clone(), done.clone(), self.out.clone());
         let spawned = std::thread::Builder::new()
             .name("usi-search".into())
-            .spawn(move || search_thread(job, net, s, d, out));
+            .spawn(move || search_thread(job, net, c, d, out));
         match spawned {
             Ok(handle) => {
                 self.search = Some(Running {
                     handle,
-                    stop,
+                    control,
                     done,
                     infinite: limits.infinite,
                 })
@@ -407,12 +444,13 @@ impl UsiEngine {
     }
 
     /// Ends the running search, if any, and waits for its bestmove: `force` stops it now;
-    /// otherwise a bounded search runs to its end and an infinite one is left running.
+    /// otherwise a bounded search runs to its end and an infinite or pondering one is left
+    /// running.
     fn finish_search(&mut self, force: bool) {
         if let Some(r) = &self.search {
             if force {
-                r.stop.store(true, Ordering::Release);
-            } else if r.infinite {
+                r.control.stop.store(true, Ordering::Release);
+            } else if r.unbounded() {
                 return;
             }
             self.join();
@@ -515,6 +553,52 @@ mod tests {
         assert!(!take(&lines).iter().any(|l| l.starts_with("bestmove")));
         e.handle("stop");
         assert!(take(&lines).last().unwrap().starts_with("bestmove "));
+    }
+
+    fn bestmoves(lines: &[String]) -> Vec<&String> {
+        lines.iter().filter(|l| l.starts_with("bestmove")).collect()
+    }
+
+    #[test]
+    fn ponder_waits_for_ponderhit_or_stop() {
+        use std::time::Duration;
+        let (mut e, lines) = engine("minishogi");
+        e.handle("setoption name USI_Ponder value true");
+        e.handle("position startpos moves 5d5c");
+        // A byoyomi of 50 ms: after 300 ms of pondering there is still no bestmove.
+        e.handle("go ponder btime 0 wtime 0 byoyomi 50");
+        std::thread::sleep(Duration::from_millis(300));
+        e.wait(); // returns at once: a pondering search is not waited for
+        assert!(bestmoves(&take(&lines)).is_empty());
+        e.handle("ponderhit");
+        e.wait();
+        let got = take(&lines);
+        assert_eq!(bestmoves(&got).len(), 1, "{got:?}");
+        let toks: Vec<&str> = got.last().unwrap().split_whitespace().collect();
+        assert_eq!((toks.len(), toks[2]), (4, "ponder"), "{got:?}");
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let mut pos = Position::start(v);
+        pos.play_usi("5d5c").unwrap();
+        let best = pos.parse_usi(toks[1]).unwrap();
+        pos.make_move(best);
+        assert!(pos.parse_usi(toks[3]).is_ok(), "{got:?}");
+        // ponderhit without a pondering search is reported.
+        e.handle("ponderhit");
+        let got = take(&lines);
+        assert!(got.len() == 1 && got[0].starts_with("info string error: ponderhit"));
+        // stop answers a pondering search at once; end of input stops one too.
+        e.handle("go ponder byoyomi 100000");
+        e.handle("stop");
+        assert_eq!(bestmoves(&take(&lines)).len(), 1);
+        e.handle("go ponder byoyomi 100000");
+        e.finish();
+        assert_eq!(bestmoves(&take(&lines)).len(), 1);
+        // USI_Ponder off: no ponder move.
+        e.handle("setoption name USI_Ponder value false");
+        e.handle("go nodes 30");
+        e.wait();
+        let got = take(&lines);
+        assert_eq!(got.last().unwrap().split_whitespace().count(), 2, "{got:?}");
     }
 
     #[test]

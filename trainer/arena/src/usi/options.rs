@@ -13,6 +13,10 @@ use std::sync::Arc;
 pub(super) const DEFAULT_SIMULATIONS: u32 = 200;
 /// Upper bound of the `Simulations` option.
 const MAX_SIMULATIONS_OPTION: u32 = 100_000_000;
+/// Default of the `USI_Hash` option (MiB).
+pub(super) const DEFAULT_HASH_MIB: u32 = 1024;
+/// Upper bound of the `USI_Hash` option (MiB).
+const MAX_HASH_MIB: u32 = 1 << 20;
 
 /// Engine options (`setoption`).
 #[derive(Clone, Debug)]
@@ -21,6 +25,10 @@ pub(super) struct Options {
     pub(super) threads: u32,
     pub(super) device: String,
     pub(super) algorithm: Algorithm,
+    /// `USI_Hash`: the most memory (MiB) the search tree may reserve.
+    pub(super) hash_mib: u32,
+    /// `USI_Ponder`: name the expected reply in `bestmove ... ponder`.
+    pub(super) ponder: bool,
 }
 
 impl UsiEngine {
@@ -63,10 +71,14 @@ impl UsiEngine {
             "option name Algorithm type combo default {} var gumbel var puct",
             algorithm_name(self.opts.algorithm)
         ));
-        self.out
-            .send("option name USI_Hash type spin default 256 min 1 max 1048576");
-        self.out
-            .send("option name USI_Ponder type check default false");
+        self.out.send(&format!(
+            "option name USI_Hash type spin default {} min 1 max {MAX_HASH_MIB}",
+            self.opts.hash_mib
+        ));
+        self.out.send(&format!(
+            "option name USI_Ponder type check default {}",
+            self.opts.ponder
+        ));
         self.out.send("usiok");
     }
 
@@ -146,13 +158,12 @@ impl UsiEngine {
                     other => bail!("Algorithm {other:?}: expected gumbel or puct"),
                 }
             }
-            "usi_hash" => {
-                parse_spin(&need(value)?, 0, u32::MAX)?;
-            }
+            "usi_hash" => self.opts.hash_mib = parse_spin(&need(value)?, 1, MAX_HASH_MIB)?,
             "usi_ponder" => {
-                let v = need(value)?;
-                if v != "true" && v != "false" {
-                    bail!("USI_Ponder {v:?}: expected true or false");
+                self.opts.ponder = match need(value)?.as_str() {
+                    "true" => true,
+                    "false" => false,
+                    v => bail!("USI_Ponder {v:?}: expected true or false"),
                 }
             }
             _ => bail!("unknown option {name:?}"),

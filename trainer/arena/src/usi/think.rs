@@ -8,13 +8,52 @@ use rules::{Move, Position};
 use search::{Algorithm, Evaluator, Search, SearchConfig, SearchResult};
 use selfplay::Encoder;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Interval between `info` lines during a long search.
 const INFO_INTERVAL: Duration = Duration::from_millis(1000);
 /// Scale of the cp <-> win-rate logistic.
 const CP_SCALE: f64 = 600.0;
+
+/// What the engine tells a running search.
+#[derive(Debug, Default)]
+pub(crate) struct Control {
+    /// `stop` (also `quit`, `gameover`): answer now.
+    pub(crate) stop: AtomicBool,
+    /// Set while a `go ponder` search waits for `ponderhit`.
+    pub(crate) pondering: AtomicBool,
+    /// When `ponderhit` came (written before `pondering` is cleared).
+    hit: Mutex<Option<Instant>>,
+}
+
+impl Control {
+    /// A control for a search that ponders or not.
+    pub(crate) fn new(ponder: bool) -> Control {
+        Control {
+            pondering: AtomicBool::new(ponder),
+            ..Control::default()
+        }
+    }
+
+    /// `ponderhit`: the search switches to its clock. False when it was not pondering.
+    pub(crate) fn ponderhit(&self) -> bool {
+        if !self.pondering.load(Ordering::Acquire) {
+            return false;
+        }
+        *self.hit.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        self.pondering.store(false, Ordering::Release);
+        true
+    }
+
+    /// When `ponderhit` came (None while pondering, or if it never did).
+    fn hit_at(&self) -> Option<Instant> {
+        if self.pondering.load(Ordering::Acquire) {
+            return None;
+        }
+        *self.hit.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
 
 /// Everything the worker needs for one search.
 pub(crate) struct Job {
@@ -25,31 +64,75 @@ pub(crate) struct Job {
     pub(crate) base_simulations: u32,
     pub(crate) limits: Limits,
     pub(crate) started: Instant,
+    /// `USI_Hash`: the tree stops growing once its nodes and edges take more than half of
+    /// this (their buffers grow by doubling, so they never reserve more than this).
+    pub(crate) hash_bytes: u64,
+    /// Name the expected reply (`bestmove X ponder Y`).
+    pub(crate) ponder_reply: bool,
 }
 
 pub(crate) fn search_thread(
     job: Job,
     mut net: Net,
-    stop: Arc<AtomicBool>,
+    control: Arc<Control>,
     done: Arc<AtomicBool>,
     out: Out,
 ) -> Net {
-    let best = match think(&job, net.as_mut(), &stop, &out) {
+    let answer = match think(&job, net.as_mut(), &control, &out) {
         Ok(b) => b,
         Err(e) => {
             out.error(&format!("search: {e:#}"));
             "resign".to_string()
         }
     };
-    if job.limits.infinite {
-        // USI: in infinite mode the bestmove waits for `stop`.
-        while !stop.load(Ordering::Acquire) {
-            std::thread::sleep(Duration::from_millis(2));
-        }
+    // USI: an infinite search answers after `stop`, a pondering one after `ponderhit` or
+    // `stop`, also when it has nothing left to do (e.g. its tree is full).
+    while !control.stop.load(Ordering::Acquire)
+        && (job.limits.infinite || control.pondering.load(Ordering::Acquire))
+    {
+        std::thread::sleep(Duration::from_millis(2));
     }
     done.store(true, Ordering::Release);
-    out.send(&format!("bestmove {best}"));
+    out.send(&format!("bestmove {answer}"));
     net
+}
+
+/// The limits in force: before `ponderhit` none but the pondering node budget; after it (or
+/// without `go ponder`) the clock, counted from the ponderhit (or `go`).
+struct Phase {
+    pondering: bool,
+    /// When the clock started.
+    clock_from: Instant,
+    time: Option<Duration>,
+    simulations: u64,
+}
+
+impl Phase {
+    fn new(limits: &Limits, started: Instant) -> Phase {
+        Phase {
+            pondering: limits.ponder,
+            clock_from: started,
+            time: limits.time,
+            simulations: if limits.ponder {
+                limits.ponder_simulations
+            } else {
+                limits.simulations
+            },
+        }
+    }
+
+    /// Switches to the clock once `ponderhit` has come.
+    fn poll(&mut self, control: &Control, limits: &Limits, started: Instant) {
+        if !self.pondering {
+            return;
+        }
+        if let Some(hit) = control.hit_at() {
+            self.pondering = false;
+            self.clock_from = hit;
+            self.time = limits.after_ponderhit(hit.saturating_duration_since(started));
+            self.simulations = limits.simulations;
+        }
+    }
 }
 
 /// Evaluates `pos` and writes the policy logits of `moves` into `logits`; returns the WDL.
@@ -101,8 +184,8 @@ impl DepthStats {
     }
 }
 
-/// Runs one search and prints its info lines; returns the bestmove text.
-fn think(job: &Job, net: &mut dyn Evaluator, stop: &AtomicBool, out: &Out) -> Result<String> {
+/// Runs one search and prints its info lines; returns the bestmove text (`X` or `X ponder Y`).
+fn think(job: &Job, net: &mut dyn Evaluator, control: &Control, out: &Out) -> Result<String> {
     let pos = &job.position;
     let enc = &*job.encoder;
     let legal = pos.legal_moves();
@@ -136,12 +219,15 @@ fn think(job: &Job, net: &mut dyn Evaluator, stop: &AtomicBool, out: &Out) -> Re
     let mut last_info = Instant::now();
     let mut last_early_check = Instant::now();
     let sims = |s: &Search| s.root_visits().saturating_sub(1) as u64;
-    let chunked =
-        job.config.algorithm == Algorithm::Gumbel && (limits.infinite || limits.time.is_some());
+    let full = |s: &Search| s.memory_bytes() as u64 > job.hash_bytes / 2;
+    let chunked = job.config.algorithm == Algorithm::Gumbel
+        && (limits.infinite || limits.ponder || limits.time.is_some());
+    let mut phase = Phase::new(&limits, job.started);
     let mut round = 0u32;
     'search: loop {
-        let left = limits.simulations.saturating_sub(sims(&search));
-        if left == 0 {
+        phase.poll(control, &limits, job.started);
+        let left = phase.simulations.saturating_sub(sims(&search));
+        if left == 0 || full(&search) {
             break;
         }
         // Gumbel's sequential halving needs a budget up front: under a time limit it runs in
@@ -154,11 +240,15 @@ fn think(job: &Job, net: &mut dyn Evaluator, stop: &AtomicBool, out: &Out) -> Re
         search.start(budget as u32, false);
         while !search.finished() {
             if search.root_visits() > 0 {
-                if stop.load(Ordering::Relaxed) {
+                if control.stop.load(Ordering::Relaxed) {
                     break 'search;
                 }
-                let elapsed = job.started.elapsed();
-                if limits.time.is_some_and(|t| elapsed >= t) {
+                phase.poll(control, &limits, job.started);
+                if sims(&search) >= phase.simulations || full(&search) {
+                    break 'search;
+                }
+                let on_clock = phase.clock_from.elapsed();
+                if !phase.pondering && phase.time.is_some_and(|t| on_clock >= t) {
                     break 'search;
                 }
                 if last_info.elapsed() >= INFO_INTERVAL {
@@ -171,13 +261,18 @@ fn think(job: &Job, net: &mut dyn Evaluator, stop: &AtomicBool, out: &Out) -> Re
                         &depth,
                     ));
                 }
-                if job.config.algorithm == Algorithm::Puct
-                    && !limits.infinite
-                    && last_early_check.elapsed() >= Duration::from_millis(20)
-                {
-                    last_early_check = Instant::now();
-                    if decided(&search.result(), sims(&search), elapsed, limits) {
-                        break 'search;
+                if job.config.algorithm == Algorithm::Puct && !phase.pondering && !limits.infinite {
+                    if let Some(t) = phase.time {
+                        if last_early_check.elapsed() >= Duration::from_millis(20) {
+                            last_early_check = Instant::now();
+                            let done = sims(&search);
+                            let rate = done as f64 / job.started.elapsed().as_secs_f64().max(1e-3);
+                            let left = (rate * t.saturating_sub(on_clock).as_secs_f64())
+                                .min(phase.simulations.saturating_sub(done) as f64);
+                            if decided(&search.result(), done, left) {
+                                break 'search;
+                            }
+                        }
                     }
                 }
             }
@@ -198,22 +293,36 @@ fn think(job: &Job, net: &mut dyn Evaluator, stop: &AtomicBool, out: &Out) -> Re
     }
     let result = search.result();
     out.send(&info_line(pos, &result, sims(&search), job.started, &depth));
-    Ok(pos.move_to_usi(result.best))
+    let best = pos.move_to_usi(result.best);
+    Ok(
+        match job.ponder_reply.then(|| ponder_move(&search, result.best)) {
+            Some(Some(reply)) => format!("{best} ponder {reply}"),
+            _ => best,
+        },
+    )
 }
 
-/// PUCT: true when the runner-up cannot reach the best move's visits in the time left.
-fn decided(r: &SearchResult, done: u64, elapsed: Duration, limits: Limits) -> bool {
-    let Some(t) = limits.time else {
-        return false;
-    };
+/// The expected reply to `best`: the most visited move below it (ties, and a node none of
+/// whose moves was visited: the network's prior); None when the search never evaluated the
+/// position after `best` (or the game ends there).
+fn ponder_move(search: &Search, best: Move) -> Option<String> {
+    let (mv, _, _) = search
+        .replies(best)
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(a.2.total_cmp(&b.2)))?;
+    let mut after = search.root().clone();
+    after.make_move(best);
+    Some(after.move_to_usi(mv))
+}
+
+/// PUCT: true when the runner-up cannot reach the best move's visits with the `left`
+/// simulations there is time for.
+fn decided(r: &SearchResult, done: u64, left: f64) -> bool {
     if r.visits.len() < 2 || done < 100 {
         return false;
     }
     let mut v = r.visits.clone();
     v.sort_unstable_by(|a, b| b.cmp(a));
-    let rate = done as f64 / elapsed.as_secs_f64().max(1e-3);
-    let left_time = t.saturating_sub(elapsed).as_secs_f64();
-    let left = (rate * left_time).min(limits.simulations.saturating_sub(done) as f64);
     (v[0] - v[1]) as f64 > left
 }
 
