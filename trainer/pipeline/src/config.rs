@@ -275,6 +275,36 @@ fn default_one() -> u64 {
     1
 }
 
+/// Longest run name (bytes): file systems refuse longer directory names.
+pub const MAX_RUN_NAME: usize = 255;
+
+/// Checks a run name: the run directory is `runs/<name>`, so the name must be one plain path
+/// component that stays under `runs/`: not empty, not `.` or `..`, no separator, no NUL, not
+/// absolute, only letters, digits, '-', '_' and '.', at most [`MAX_RUN_NAME`] bytes. The error
+/// names the key (`name: reason`).
+pub fn check_run_name(name: &str) -> std::result::Result<(), String> {
+    let why = if name.is_empty() {
+        "must not be empty"
+    } else if name == "." || name == ".." {
+        "is not a directory name under the runs directory (`.` and `..` leave it)"
+    } else if name.len() > MAX_RUN_NAME {
+        "is longer than 255 bytes"
+    } else if !name
+        .chars()
+        .all(|ch| ch.is_ascii_alphanumeric() || "-_.".contains(ch))
+    {
+        "must use only letters, digits, '-', '_' or '.' (one plain directory name: no separator, no NUL)"
+    } else {
+        // Belt and braces: exactly one normal component, the name itself.
+        let mut parts = Path::new(name).components();
+        match (parts.next(), parts.next()) {
+            (Some(std::path::Component::Normal(c)), None) if c == name => return Ok(()),
+            _ => "is not one plain directory name",
+        }
+    };
+    Err(format!("name: {name:?} {why}"))
+}
+
 impl RunConfig {
     /// Parses and checks a run config; errors name the file and the key.
     pub fn from_toml(text: &str, file: &str) -> Result<RunConfig> {
@@ -302,6 +332,8 @@ impl RunConfig {
     }
 
     fn validate(&self) -> std::result::Result<(), String> {
+        // First: a name that leaves `runs/` must be refused before anything is made of it.
+        check_run_name(&self.name)?;
         self.selfplay.validate()?;
         self.search.validate()?;
         let e = |m: &str| Err(m.to_string());
@@ -367,18 +399,55 @@ impl RunConfig {
                 return Err(format!("{key}.name: {:?} is used twice", a.name));
             }
         }
-        if !self
-            .name
-            .chars()
-            .all(|ch| ch.is_ascii_alphanumeric() || "-_.".contains(ch))
-        {
-            return e("name: use letters, digits, '-', '_' or '.'");
-        }
-        Ok(())
+        check_run_name(&self.name)
     }
 
     /// Wall-time budget in seconds (None: no limit).
     pub fn budget_seconds(&self) -> Option<f64> {
         (self.max_minutes > 0.0).then_some(self.max_minutes * 60.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(name: Option<&str>) -> String {
+        let name = name.map_or(String::new(), |n| {
+            format!("name = {}\n", toml::Value::String(n.into()))
+        });
+        format!(
+            "{name}variant = \"minishogi\"\nmodel = \"b2c16\"\ndevice = \"cpu\"\ngenerations = 1\nsteps_per_generation = 1\n"
+        )
+    }
+
+    #[test]
+    fn run_names_that_leave_the_runs_directory_are_refused() {
+        let long = "a".repeat(MAX_RUN_NAME + 1);
+        for bad in [
+            "..", ".", "../x", "x/..", "/etc", "/", "a/b", "a\\b", "a\0b", "~", " x", &long,
+        ] {
+            let err = RunConfig::from_toml(&config(Some(bad)), "runs.toml")
+                .expect_err(bad)
+                .to_string();
+            assert!(err.starts_with("runs.toml: name: "), "{bad:?}: {err}");
+        }
+        // The default name, the config file's stem, is checked the same way.
+        let err = RunConfig::from_toml(&config(None), "configs/..toml")
+            .expect_err("stem .")
+            .to_string();
+        assert!(err.contains("name: \".\""), "{err}");
+        for good in [
+            "run-1",
+            "a.b_c",
+            "...",
+            ".hidden",
+            &"a".repeat(MAX_RUN_NAME),
+        ] {
+            let c = RunConfig::from_toml(&config(Some(good)), "runs.toml").expect(good);
+            assert_eq!(c.name, good);
+        }
+        let c = RunConfig::from_toml(&config(None), "configs/runs/tiny.toml").unwrap();
+        assert_eq!(c.name, "tiny");
     }
 }

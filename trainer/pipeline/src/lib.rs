@@ -179,10 +179,7 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
     })?;
     // Every role has stopped: the totals count every stored game, the last ones included.
     let stored = store::list(&run.dir)?;
-    shared.update(|s| {
-        s.total_games = stored.iter().map(|x| x.games).sum();
-        s.total_samples = stored.iter().map(|x| x.samples).sum();
-    })?;
+    shared.update(|s| (s.total_games, s.total_samples) = store::totals(&stored))?;
     moves_bar.finish_and_clear();
     train_bar.finish_and_clear();
     eval_bar.finish_and_clear();

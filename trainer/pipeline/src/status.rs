@@ -16,8 +16,7 @@ pub fn report(dir: &Path) -> Result<String> {
     let run = Run::resume(dir)?;
     let st = run.load_state()?;
     let shards = store::list(&run.dir)?;
-    let games: u64 = shards.iter().map(|s| s.games).sum();
-    let samples: u64 = shards.iter().map(|s| s.samples).sum();
+    let (games, samples) = store::totals(&shards);
     let mut out = String::new();
     let w = &mut out;
     let _ = writeln!(

@@ -8,11 +8,26 @@
 //! `<gen>` is the network generation a game started with. Shards are written under a
 //! temporary name (`.tmp…`) and renamed; temporary files left by a killed writer are ignored by
 //! readers and removed by [`clean_temporaries`].
+//!
+//! The counts of a name are untrusted: a name is a shard name only when it is written exactly
+//! as [`ShardName::file_name`] writes it, with [`MAX_SHARD_GAMES`] game and at most
+//! [`MAX_SHARD_SAMPLES`] samples (other files are strays, left out), and sums over names
+//! saturate. When a shard is read, a games count that differs from its content makes it a bad
+//! shard; its samples are counted from its content, the name's count being only what a listing
+//! shows before it is read.
 
 use anyhow::{Context, Result};
 use selfplay::{read_shard, write_shard, GameRecord, ShardHeader};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+
+/// Games a shard holds: the writer stores one game per shard, so a name claiming more is not
+/// a shard of this store (it could end a synchronous generation early).
+pub const MAX_SHARD_GAMES: u64 = 1;
+
+/// Most training samples a shard name may claim (positions with a target of its game): far
+/// more than any game reaches, small enough that a stray name cannot claim a run's worth.
+pub const MAX_SHARD_SAMPLES: u64 = 1 << 16;
 
 /// A shard as its name describes it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,7 +53,8 @@ impl ShardName {
         )
     }
 
-    /// Parses a file name of generation `generation` (None: not a shard name).
+    /// Parses a file name of generation `generation` (None: not a shard name: not written as
+    /// [`ShardName::file_name`] writes it, or counts out of bounds).
     pub fn parse(generation: u64, name: &str) -> Option<ShardName> {
         let stem = name.strip_suffix(".zst")?;
         let mut it = stem.splitn(3, '-');
@@ -50,13 +66,16 @@ impl ShardName {
         let seq = s.parse().ok()?;
         let (g, rest) = counts.split_once('g')?;
         let samples = rest.strip_suffix('s')?.parse().ok()?;
-        Some(ShardName {
+        let s = ShardName {
             generation,
             worker,
             seq,
             games: g.parse().ok()?,
             samples,
-        })
+        };
+        // One spelling per shard ("+1g", "01g", upper-case hex are not), bounded counts.
+        let bounded = (1..=MAX_SHARD_GAMES).contains(&s.games) && s.samples <= MAX_SHARD_SAMPLES;
+        (bounded && s.file_name() == name).then_some(s)
     }
 
     /// Path in the run directory `dir`.
@@ -158,19 +177,21 @@ pub fn list_generation(dir: &Path, generation: u64) -> Result<Vec<ShardName>> {
     Ok(out)
 }
 
+/// Games and training samples the names of `shards` claim (saturating sums).
+pub fn totals(shards: &[ShardName]) -> (u64, u64) {
+    shards.iter().fold((0u64, 0u64), |(g, n), s| {
+        (g.saturating_add(s.games), n.saturating_add(s.samples))
+    })
+}
+
 /// Games stored for `generation`, from the listing.
 pub fn games_in(dir: &Path, generation: u64) -> Result<u64> {
-    Ok(list_generation(dir, generation)?
-        .iter()
-        .map(|s| s.games)
-        .sum())
+    Ok(totals(&list_generation(dir, generation)?).0)
 }
 
 /// Games and training samples stored for `generation`, from the listing.
 pub fn games_and_samples_in(dir: &Path, generation: u64) -> Result<(u64, u64)> {
-    Ok(list_generation(dir, generation)?
-        .iter()
-        .fold((0, 0), |(g, n), s| (g + s.games, n + s.samples)))
+    Ok(totals(&list_generation(dir, generation)?))
 }
 
 /// Removes temporary files (`.tmp…` names, or names containing `.tmp` followed by a process
@@ -239,6 +260,12 @@ impl ShardWriter {
             games: 1,
             samples: game.num_samples() as u64,
         };
+        if name.samples > MAX_SHARD_SAMPLES {
+            anyhow::bail!(
+                "a game of {} training samples: more than a shard holds ({MAX_SHARD_SAMPLES}; lower selfplay.max_plies)",
+                name.samples
+            );
+        }
         self.seq += 1;
         let header = ShardHeader {
             version: selfplay::samples::SHARD_VERSION,
@@ -253,8 +280,9 @@ impl ShardWriter {
     }
 }
 
-/// Reads a shard and checks it against the run: the variant, the policy length and the
-/// generation of its name. Errors name the file and the reason.
+/// Reads a shard and checks it against the run: the variant, the policy length, the games
+/// count of its name (its samples count is not checked: readers count the samples of the
+/// games they take in). Errors name the file and the reason.
 pub fn read_checked(
     dir: &Path,
     name: &ShardName,
@@ -345,5 +373,78 @@ mod tests {
         ] {
             assert_eq!(ShardName::parse(0, bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn hostile_counts_in_names_are_not_shard_names() {
+        let w = "deadbeef01234567-00000001";
+        let max = format!("{w}-1g{MAX_SHARD_SAMPLES}s.zst");
+        assert_eq!(
+            ShardName::parse(0, &max).unwrap().samples,
+            MAX_SHARD_SAMPLES
+        );
+        for bad in [
+            format!("{w}-18446744073709551615g1s.zst"),
+            format!("{w}-18446744073709551616g1s.zst"),
+            format!("{w}-1g18446744073709551615s.zst"),
+            format!("{w}-1g{}s.zst", MAX_SHARD_SAMPLES + 1),
+            format!("{w}-2g1s.zst"),
+            format!("{w}-0g0s.zst"),
+            format!("{w}-+1g1s.zst"),
+            format!("{w}-01g1s.zst"),
+            format!("{w}-1g01s.zst"),
+            "DEADBEEF01234567-00000001-1g1s.zst".into(),
+            "deadbeef01234567-1-1g1s.zst".into(),
+        ] {
+            assert_eq!(ShardName::parse(0, &bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn listing_counts_are_bounded_and_sums_saturate() {
+        let dir = std::env::temp_dir().join(format!("store-counts-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let g = generation_dir(&dir, 0);
+        std::fs::create_dir_all(&g).unwrap();
+        for name in [
+            "0000000000000001-00000000-1g7s.zst",
+            "0000000000000002-00000000-18446744073709551615g1s.zst",
+            "0000000000000003-00000000-1g18446744073709551615s.zst",
+            "0000000000000004-00000000-1000g0s.zst",
+        ] {
+            std::fs::write(g.join(name), b"").unwrap();
+        }
+        // Only the plausible name counts: a stray cannot claim a generation's games.
+        assert_eq!(games_and_samples_in(&dir, 0).unwrap(), (1, 7));
+        assert_eq!(games_in(&dir, 0).unwrap(), 1);
+        let huge = ShardName {
+            generation: 0,
+            worker: 0,
+            seq: 0,
+            games: u64::MAX,
+            samples: u64::MAX,
+        };
+        assert_eq!(totals(&[huge.clone(), huge]), (u64::MAX, u64::MAX));
+        // The writer never names a shard the listing would leave out.
+        let moves = MAX_SHARD_SAMPLES as usize + 1;
+        let game = GameRecord {
+            start_sfen: "rbsgk/4p/5/P4/KGSBR b - 1".into(),
+            moves: vec!["5d5c".into(); moves],
+            targets: vec![
+                Some(selfplay::MoveTarget {
+                    policy: vec![(0, 1.0)],
+                    value: 0.0,
+                });
+                moves
+            ],
+            result: rules::GameResult::Draw,
+            reason: "move limit".into(),
+        };
+        let err = ShardWriter::new(&dir, 9, "minishogi", 1)
+            .write(0, &game)
+            .unwrap_err();
+        assert!(err.to_string().contains("more than a shard holds"), "{err}");
+        assert_eq!(list(&dir).unwrap().len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

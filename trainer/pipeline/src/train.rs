@@ -14,7 +14,7 @@ use model::{
     has_checkpoint, init_from_model, load_checkpoint, save_checkpoint, save_model,
     save_published_model, shape_of, Batch, ModelMeta, Trainer,
 };
-use selfplay::{PlayStats, ReplayWindow};
+use selfplay::{GameRecord, PlayStats, ReplayWindow};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -180,49 +180,80 @@ impl<'a> TrainLoop<'a> {
             .scalar("data/bad_shards", self.bad_shards as f64, self.t.step);
     }
 
-    /// Adds a shard's games to the window; a bad shard is skipped and counted.
+    /// Adds a shard's games to the window; a bad shard is skipped and counted. The games and
+    /// samples counted (the sample-reuse budget) are those read, not those its name claims.
     fn take(&mut self, name: &ShardName) {
+        if let Some(games) = self.read(name) {
+            self.add(name, &games);
+        }
+    }
+
+    /// A shard's games, checked against the run (None: a bad shard, skipped and counted).
+    fn read(&mut self, name: &ShardName) -> Option<Vec<GameRecord>> {
         let read = store::read_checked(
             &self.run.dir,
             name,
             &self.run.variant.name,
             self.run.encoder.policy_len(),
         );
-        match read {
-            Ok(games) => {
-                for g in &games {
-                    if let Err(e) = self.window.add_game(g) {
-                        let path = name.path(&self.run.dir);
-                        return self.skip_bad(anyhow::anyhow!("{}: {e}", path.display()));
-                    }
-                }
-                self.games += name.games;
-                self.samples += name.samples;
-            }
-            Err(e) => self.skip_bad(e),
-        }
+        read.map_err(|e| self.skip_bad(e)).ok()
     }
 
-    /// Startup: totals from the listing, the window from the newest shards.
+    /// Adds the games read from shard `name` to the window and counts them, with the samples
+    /// they hold (a name claiming another count is said once and not believed).
+    fn add(&mut self, name: &ShardName, games: &[GameRecord]) {
+        let mut samples = 0u64;
+        for g in games {
+            if let Err(e) = self.window.add_game(g) {
+                let path = name.path(&self.run.dir);
+                return self.skip_bad(anyhow::anyhow!("{}: {e}", path.display()));
+            }
+            samples = samples.saturating_add(g.num_samples() as u64);
+        }
+        if samples != name.samples {
+            self.reporter.log(&format!(
+                "{}: its name says {} samples, it holds {samples}: counting {samples}",
+                name.path(&self.run.dir).display(),
+                name.samples
+            ));
+        }
+        self.games = self.games.saturating_add(games.len() as u64);
+        self.samples = self.samples.saturating_add(samples);
+    }
+
+    /// Startup: the window from the newest shards, read until they hold the window's samples
+    /// (counted from what they hold, so a name claiming more cannot crowd the others out); the
+    /// older shards, taken in by an earlier trainer, are counted from their names (bounded per
+    /// shard, see [`store::MAX_SHARD_SAMPLES`]).
     fn load_window(&mut self) -> Result<()> {
         let all = store::list(&self.run.dir)?;
-        let total: u64 = all.iter().map(|s| s.samples).sum();
-        let want = self.run.cfg.replay.window(total);
+        let want = self.run.cfg.replay.window(store::totals(&all).1);
         let mut newest = Vec::new();
         let mut held = 0u64;
+        let mut visited = 0;
         for s in all.iter().rev() {
-            if (held as usize) < want {
-                held += s.samples;
-                newest.push(s.clone());
+            if held >= want as u64 {
+                break;
+            }
+            visited += 1;
+            if let Some(games) = self.read(s) {
+                let n: u64 = games.iter().map(|g| g.num_samples() as u64).sum();
+                held = held.saturating_add(n);
+                newest.push((s, games));
             }
         }
-        for s in newest.iter().rev() {
-            self.take(s);
+        for (s, games) in newest.iter().rev() {
+            self.add(s, games);
         }
-        for s in &all {
-            if self.seen.insert(s) && !newest.contains(s) {
-                self.games += s.games;
-                self.samples += s.samples;
+        // The shards read are a suffix of the listing; the others are counted by name.
+        let (older, read) = all.split_at(all.len() - visited);
+        for s in read {
+            self.seen.insert(s);
+        }
+        for s in older {
+            if self.seen.insert(s) {
+                self.games = self.games.saturating_add(s.games);
+                self.samples = self.samples.saturating_add(s.samples);
             }
         }
         self.window.trim(want);
@@ -466,5 +497,135 @@ impl<'a> TrainLoop<'a> {
             s.steps = step;
             s.seconds = seconds;
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use selfplay::{MoveTarget, ShardHeader};
+    use std::path::{Path, PathBuf};
+
+    /// A game of `plies` legal moves from the start, each with a training target.
+    fn game(run: &Run, plies: usize) -> GameRecord {
+        let mut pos = rules::Position::start(run.variant.clone());
+        let start_sfen = pos.to_sfen();
+        let (mut moves, mut targets) = (Vec::new(), Vec::new());
+        for _ in 0..plies {
+            let mv = pos.legal_moves()[0];
+            moves.push(pos.move_to_usi(mv));
+            targets.push(Some(MoveTarget {
+                policy: vec![(0, 1.0)],
+                value: 0.0,
+            }));
+            pos.make_move(mv);
+        }
+        GameRecord {
+            start_sfen,
+            moves,
+            targets,
+            result: rules::GameResult::Draw,
+            reason: "move limit".into(),
+        }
+    }
+
+    /// A shard named `name` in generation 0 holding `games`.
+    fn plant(run: &Run, name: &str, games: &[GameRecord]) -> PathBuf {
+        let header = ShardHeader {
+            version: selfplay::samples::SHARD_VERSION,
+            variant: run.variant.name.clone(),
+            policy_len: run.encoder.policy_len(),
+            generation: 0,
+        };
+        let p = store::generation_dir(&run.dir, 0).join(name);
+        selfplay::write_shard(&p, &header, games).unwrap();
+        p
+    }
+
+    /// A shard named `name` whose decompressed content never ends (a zstd bomb: 1 GiB of 'x'
+    /// after a valid header, from one small frame repeated).
+    fn plant_bomb(run: &Run, name: &str) -> PathBuf {
+        let p = plant(run, name, &[]);
+        let mut bytes = std::fs::read(&p).unwrap();
+        let mib = zstd::encode_all(&vec![b'x'; 1 << 20][..], 3).unwrap();
+        for _ in 0..1024 {
+            bytes.extend_from_slice(&mib);
+        }
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    fn open_run(root: &Path) -> Run {
+        let cfg = root.join("counts.toml");
+        std::fs::write(
+            &cfg,
+            "variant = \"minishogi\"\nmodel = \"b2c16\"\ndevice = \"cpu\"\ngenerations = 1\n\
+             steps_per_generation = 10\nmin_samples = 1\nsample_reuse = 2.0\n\
+             [training]\nbatch_size = 4\n[replay]\nmin_window = 200\nmax_window = 2000\n\
+             [evaluation]\ngames = 0\n",
+        )
+        .unwrap();
+        Run::open(&cfg, &root.join("runs"), false).unwrap()
+    }
+
+    #[test]
+    fn the_sample_budget_follows_what_shards_hold_not_their_names() {
+        let root = std::env::temp_dir().join(format!("train-counts-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let run = open_run(&root);
+        let g = game(&run, 6);
+        // A real shard, its twin under a name claiming 60,000 samples, the twin under names
+        // whose counts overflow a sum, and a zstd bomb under a plausible name.
+        let real =
+            store::ShardWriter::new(&run.dir, 1, &run.variant.name, run.encoder.policy_len())
+                .write(0, &g)
+                .unwrap();
+        assert_eq!(real.samples, 6);
+        plant(
+            &run,
+            "0000000000000002-00000000-1g60000s.zst",
+            std::slice::from_ref(&g),
+        );
+        plant(
+            &run,
+            "0000000000000003-00000000-18446744073709551615g1s.zst",
+            std::slice::from_ref(&g),
+        );
+        plant(
+            &run,
+            "0000000000000004-00000000-1g18446744073709551615s.zst",
+            std::slice::from_ref(&g),
+        );
+        plant_bomb(&run, "0000000000000005-00000000-1g6s.zst");
+        let shared =
+            Shared::new(&run, Arc::new(std::sync::atomic::AtomicBool::new(false))).unwrap();
+        let reporter = Reporter::new(None, Box::new(crate::metrics::NoMetrics));
+        let mut t = TrainLoop::new(&run, &shared, &reporter, None).unwrap();
+        // Two games of 6 samples were read; the bomb is a counted bad shard.
+        assert_eq!((t.games, t.samples, t.bad_shards), (2, 12, 1));
+        assert_eq!(t.window.len(), 12);
+        // The reuse ratio allows 2 * 12 / 4 steps, not 2 * 60,006 / 4.
+        assert_eq!(t.allowed_steps(0).unwrap(), 6);
+
+        // Shards written while the trainer runs: the same.
+        plant(
+            &run,
+            "0000000000000006-00000000-1g9999s.zst",
+            std::slice::from_ref(&g),
+        );
+        plant_bomb(&run, "0000000000000007-00000000-1g6s.zst");
+        t.ingest().unwrap();
+        assert_eq!((t.games, t.samples, t.bad_shards), (3, 18, 2));
+        assert_eq!(t.allowed_steps(0).unwrap(), 9);
+        // Nothing was written outside the run directory.
+        let mut top: Vec<String> = std::fs::read_dir(&root)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        top.sort();
+        assert_eq!(top, ["counts.toml", "runs"]);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

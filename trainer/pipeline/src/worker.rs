@@ -298,7 +298,7 @@ impl Thread<'_> {
                 Ok((games, samples)) => {
                     let taken_in = self.run.load_state().map_or(0, |s| s.total_samples);
                     let at = Instant::now();
-                    let samples = samples + taken_in;
+                    let samples = samples.saturating_add(taken_in);
                     self.listed.insert(gen, Listed { games, samples, at });
                 }
                 Err(e) => {
@@ -371,7 +371,7 @@ impl<'e> Control<'e> for Thread<'_> {
             Ok(name) => {
                 if let Some(l) = self.listed.get_mut(&gen) {
                     l.games += 1;
-                    l.samples += name.samples;
+                    l.samples = l.samples.saturating_add(name.samples);
                 }
                 self.stats.games.fetch_add(1, Ordering::Relaxed);
                 self.stats

@@ -7,12 +7,22 @@
 
 use rules::{Color, GameResult, Outcome};
 use serde::{Deserialize, Serialize};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Version of the shard format.
 pub const SHARD_VERSION: u32 = 1;
+
+/// Largest decompressed shard [`read_shard`] reads, in bytes (256 MiB); a larger one (a zstd
+/// bomb, say) is refused once this many bytes are read, before it exhausts memory. Real shards
+/// are far smaller: the pipeline stores one game per shard, a few kB for minishogi, and even a
+/// game of 10,000 recorded positions with 300-move policies stays under [`MAX_LINE_BYTES`].
+pub const MAX_SHARD_BYTES: u64 = 256 << 20;
+
+/// Longest line (the header, or one game's record) [`read_shard`] reads, in bytes (64 MiB);
+/// a longer line is refused once this many bytes are read.
+pub const MAX_LINE_BYTES: u64 = 64 << 20;
 
 /// A shard that cannot be read or written.
 #[derive(Debug, Error)]
@@ -133,19 +143,58 @@ pub fn write_shard(
     std::fs::rename(&tmp, path).map_err(io(path))
 }
 
-/// Reads a shard.
+/// Reads a shard, incrementally and within [`MAX_SHARD_BYTES`] decompressed bytes and
+/// [`MAX_LINE_BYTES`] per line: a larger shard is a [`SampleError::Format`] that says so.
 pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<GameRecord>), SampleError> {
+    read_shard_within(path, MAX_SHARD_BYTES, MAX_LINE_BYTES)
+}
+
+/// [`read_shard`] with the bounds `max_bytes` (decompressed shard) and `max_line` (one line).
+fn read_shard_within(
+    path: &Path,
+    max_bytes: u64,
+    max_line: u64,
+) -> Result<(ShardHeader, Vec<GameRecord>), SampleError> {
     let bad = |reason: String| SampleError::Format {
         path: path.display().to_string(),
         reason,
     };
     let file = std::fs::File::open(path).map_err(io(path))?;
     let dec = zstd::Decoder::new(file).map_err(io(path))?;
-    let mut lines = BufReader::new(dec).lines();
-    let first = lines
-        .next()
-        .ok_or_else(|| bad("empty shard".into()))?
-        .map_err(|e| bad(format!("not a zstd shard: {e}")))?;
+    // One byte past the bound tells a shard of exactly `max_bytes` from a larger one.
+    let mut reader = BufReader::new(dec.take(max_bytes.saturating_add(1)));
+    let mut total = 0u64;
+    let mut buf = Vec::new();
+    // The next line without its newline (None at the end), its length and the shard's total
+    // bounded; `what` names it, `broken` says what a decoding error means there.
+    let mut next_line = |what: &str, broken: &str| -> Result<Option<String>, SampleError> {
+        buf.clear();
+        let n = (&mut reader)
+            .take(max_line.saturating_add(1))
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| bad(format!("{broken}: {e}")))?;
+        total = total.saturating_add(n as u64);
+        if total > max_bytes {
+            return Err(bad(format!(
+                "more than {max_bytes} bytes decompressed (the most a shard may hold)"
+            )));
+        }
+        if n == 0 {
+            return Ok(None);
+        }
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+        } else if n as u64 > max_line {
+            return Err(bad(format!(
+                "{what}: a line longer than {max_line} bytes (the most a line may hold)"
+            )));
+        }
+        String::from_utf8(std::mem::take(&mut buf))
+            .map(Some)
+            .map_err(|_| bad(format!("{what}: not UTF-8 text")))
+    };
+    let first =
+        next_line("header", "not a zstd shard")?.ok_or_else(|| bad("empty shard".into()))?;
     let header: ShardHeader =
         serde_json::from_str(&first).map_err(|e| bad(format!("bad header: {e}")))?;
     if header.version != SHARD_VERSION {
@@ -155,14 +204,16 @@ pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<GameRecord>), SampleE
         )));
     }
     let mut games = Vec::new();
-    for (i, line) in lines.enumerate() {
-        let line = line.map_err(|e| bad(format!("truncated shard: {e}")))?;
+    loop {
+        let i = games.len() + 1;
+        let Some(line) = next_line(&format!("record {i}"), "truncated shard")? else {
+            break;
+        };
         let g: GameRecord =
-            serde_json::from_str(&line).map_err(|e| bad(format!("bad record {}: {e}", i + 1)))?;
+            serde_json::from_str(&line).map_err(|e| bad(format!("bad record {i}: {e}")))?;
         if g.targets.len() != g.moves.len() {
             return Err(bad(format!(
-                "record {}: {} targets for {} moves",
-                i + 1,
+                "record {i}: {} targets for {} moves",
                 g.targets.len(),
                 g.moves.len()
             )));
@@ -237,6 +288,99 @@ mod tests {
         let bytes = std::fs::read(&p).unwrap();
         std::fs::write(dir.join("d.zst"), &bytes[..bytes.len() / 2]).unwrap();
         assert!(read_shard(&dir.join("d.zst")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn header() -> ShardHeader {
+        ShardHeader {
+            version: SHARD_VERSION,
+            variant: "minishogi".into(),
+            policy_len: 1725,
+            generation: 0,
+        }
+    }
+
+    fn reason(e: SampleError) -> String {
+        match e {
+            SampleError::Format { reason, .. } => reason,
+            e => panic!("not a format error: {e}"),
+        }
+    }
+
+    /// One zstd frame of `bytes`.
+    fn frame(bytes: &[u8]) -> Vec<u8> {
+        zstd::encode_all(bytes, 3).unwrap()
+    }
+
+    #[test]
+    fn zstd_bomb_with_an_endless_line_is_refused_at_the_line_bound() {
+        let dir = std::env::temp_dir().join(format!("shard-bomb-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // A valid header, then a record line that never ends: 1 GiB of 'x' from 1024 copies of
+        // one small frame (a reader decodes concatenated frames as one stream).
+        let mut h = serde_json::to_vec(&header()).unwrap();
+        h.push(b'\n');
+        let head = frame(&h);
+        let mut bytes = head.clone();
+        let mib = frame(&vec![b'x'; 1 << 20]);
+        for _ in 0..1024 {
+            bytes.extend_from_slice(&mib);
+        }
+        assert!(bytes.len() < 1 << 20, "a bomb: {} bytes", bytes.len());
+        let p = dir.join("bomb.zst");
+        std::fs::write(&p, &bytes).unwrap();
+        let why = reason(read_shard(&p).unwrap_err());
+        assert!(
+            why.contains("record 1") && why.contains(&format!("longer than {MAX_LINE_BYTES}")),
+            "{why}"
+        );
+        // The same endless line as the header.
+        let p = dir.join("endless-header.zst");
+        std::fs::write(&p, &bytes[head.len()..]).unwrap();
+        let why = reason(read_shard(&p).unwrap_err());
+        assert!(
+            why.contains("header") && why.contains("longer than"),
+            "{why}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn decompressed_size_and_line_length_are_bounded_exactly() {
+        let dir = std::env::temp_dir().join(format!("shard-bounds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let p = dir.join("a.zst");
+        let games = vec![game(6); 40];
+        write_shard(&p, &header(), &games).unwrap();
+        let raw = zstd::decode_all(std::fs::File::open(&p).unwrap()).unwrap();
+        let size = raw.len() as u64;
+        let line = raw.split(|&b| b == b'\n').map(|l| l.len()).max().unwrap() as u64;
+        // At the bounds the shard is read; one byte less and it is refused with the reason.
+        let (_, g) = read_shard_within(&p, size, line).unwrap();
+        assert_eq!(g, games);
+        let why = reason(read_shard_within(&p, size - 1, line).unwrap_err());
+        assert!(
+            why.contains(&format!("more than {} bytes decompressed", size - 1)),
+            "{why}"
+        );
+        let why = reason(read_shard_within(&p, size, line - 1).unwrap_err());
+        assert!(why.contains(&format!("longer than {}", line - 1)), "{why}");
+        // A bomb of valid records (one frame again and again) stops at the size bound.
+        let mut bomb = std::fs::read(&p).unwrap();
+        let mut l = serde_json::to_vec(&game(6)).unwrap();
+        l.push(b'\n');
+        let record = frame(&l);
+        for _ in 0..100_000 {
+            bomb.extend_from_slice(&record);
+        }
+        let q = dir.join("bomb.zst");
+        std::fs::write(&q, &bomb).unwrap();
+        let why = reason(read_shard_within(&q, 64 << 10, line).unwrap_err());
+        assert!(why.contains("more than 65536 bytes decompressed"), "{why}");
+        // Not UTF-8: refused, not panicked on.
+        std::fs::write(&q, frame(b"\xff\xfe\n")).unwrap();
+        assert!(reason(read_shard(&q).unwrap_err()).contains("UTF-8"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
