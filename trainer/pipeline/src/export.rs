@@ -4,7 +4,6 @@ use crate::run::Run;
 use crate::store;
 use anyhow::{bail, Context, Result};
 use selfplay::hcpe;
-use std::io::Write;
 use std::ops::RangeInclusive;
 use std::path::Path;
 
@@ -93,21 +92,8 @@ pub fn export_hcpe(run: &Run, generations: RangeInclusive<u64>, out: &Path) -> R
             }
         }
     }
-    let tmp = out.with_file_name(format!(
-        ".tmp{}-{}",
-        std::process::id(),
-        out.file_name().unwrap_or_default().to_string_lossy()
-    ));
-    let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_all()
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("writing {}", out.display()));
-    }
-    std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
+    selfplay::atomic::write_bytes(out, &bytes)
+        .with_context(|| format!("writing {}", out.display()))?;
     Ok(stats)
 }
 

@@ -194,8 +194,8 @@ pub fn games_and_samples_in(dir: &Path, generation: u64) -> Result<(u64, u64)> {
     Ok(totals(&list_generation(dir, generation)?))
 }
 
-/// Removes temporary files (`.tmp…` names, or names containing `.tmp` followed by a process
-/// id, as atomic writes leave them when killed) older than `min_age` in `dirs`.
+/// Removes temporary files of atomic writes (`.tmp…` names, as a killed writer leaves them:
+/// [`selfplay::atomic::is_temporary`]) older than `min_age` in `dirs`.
 pub fn clean_temporaries_in(dirs: &[PathBuf], min_age: std::time::Duration) -> usize {
     let mut removed = 0;
     for d in dirs {
@@ -204,10 +204,7 @@ pub fn clean_temporaries_in(dirs: &[PathBuf], min_age: std::time::Duration) -> u
         };
         for f in files.flatten() {
             let name = f.file_name().to_string_lossy().into_owned();
-            let temporary = name.starts_with(".tmp")
-                || name.rsplit_once(".tmp").is_some_and(|(_, pid)| {
-                    !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
-                });
+            let temporary = selfplay::atomic::is_temporary(&name);
             let old = f
                 .metadata()
                 .and_then(|m| m.modified())

@@ -1,6 +1,7 @@
 //! Self-play side of the trainer, free of libtorch: position encoding for the network, games
 //! in lockstep (self-play and matches), sample shards, the replay window, and Elo.
 
+pub mod atomic;
 pub mod dlshogi;
 pub mod driver;
 pub mod elo;

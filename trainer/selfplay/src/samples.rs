@@ -45,6 +45,15 @@ pub enum SampleError {
     },
 }
 
+impl From<crate::atomic::WriteError> for SampleError {
+    fn from(e: crate::atomic::WriteError) -> Self {
+        SampleError::Io {
+            path: e.path.display().to_string(),
+            source: e.source,
+        }
+    }
+}
+
 /// First line of a shard.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShardHeader {
@@ -107,7 +116,8 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SampleError + '_ {
     }
 }
 
-/// Writes a shard atomically (temporary name in the same directory, then rename).
+/// Writes a shard atomically ([`crate::atomic`]: temporary name, fsync, rename, directory fsync);
+/// a full or failing disk leaves no partial file behind.
 pub fn write_shard(
     path: &Path,
     header: &ShardHeader,
@@ -116,31 +126,20 @@ pub fn write_shard(
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
     }
-    let tmp = path.with_file_name(format!(
-        ".tmp{}-{}",
-        std::process::id(),
-        path.file_name().unwrap_or_default().to_string_lossy()
-    ));
-    let written = (|| -> Result<(), SampleError> {
-        let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
-        let mut enc = zstd::Encoder::new(file, 3).map_err(io(&tmp))?;
+    crate::atomic::write_with(path, |tmp| -> Result<(), SampleError> {
+        let file = std::fs::File::create(tmp).map_err(io(tmp))?;
+        let mut enc = zstd::Encoder::new(file, 3).map_err(io(tmp))?;
         let mut line = serde_json::to_vec(header).expect("header serialises");
         line.push(b'\n');
-        enc.write_all(&line).map_err(io(&tmp))?;
+        enc.write_all(&line).map_err(io(tmp))?;
         for g in games {
             let mut line = serde_json::to_vec(g).expect("record serialises");
             line.push(b'\n');
-            enc.write_all(&line).map_err(io(&tmp))?;
+            enc.write_all(&line).map_err(io(tmp))?;
         }
-        let file = enc.finish().map_err(io(&tmp))?;
-        file.sync_all().map_err(io(&tmp))
-    })();
-    if let Err(e) = written {
-        // A full or failing disk leaves no partial file behind.
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    std::fs::rename(&tmp, path).map_err(io(path))
+        enc.finish().map_err(io(tmp))?;
+        Ok(())
+    })
 }
 
 /// Reads a shard, incrementally and within [`MAX_SHARD_BYTES`] decompressed bytes and
