@@ -177,7 +177,59 @@ pub fn read_meta(weights: &Path) -> Result<ModelMeta> {
             ),
         });
     }
+    check_meta(&meta, &sc.display().to_string(), "")?;
     Ok(meta)
+}
+
+/// Checks every shape field of `meta` before anything is allocated from it: the network shape
+/// against the limits of model configs, and the input, board and policy sizes against what this
+/// build's encoder gives for the variant the sidecar describes. `file` names the file in errors,
+/// `prefix` the object holding `meta` in it (`meta.` in a checkpoint state).
+fn check_meta(meta: &ModelMeta, file: &str, prefix: &str) -> Result<()> {
+    let bad = |key: &str, reason: String| ModelError::Config {
+        file: file.to_string(),
+        key: format!("{prefix}{key}"),
+        reason,
+    };
+    meta.model.validate(file).map_err(|e| match e {
+        ModelError::Config { key, reason, .. } => bad(&format!("model.{key}"), reason),
+        e => e,
+    })?;
+    let variant = rules::Variant::compile_named(meta.variant_spec.clone(), file)
+        .map_err(|e| bad("variant_spec", format!("does not compile: {e}")))?;
+    let enc = selfplay::Encoder::for_spec(std::sync::Arc::new(variant), &meta.encoding)
+        .map_err(|e| bad("encoding.layout", e.to_string()))?;
+    let sizes = [
+        ("planes", meta.planes, enc.num_planes()),
+        ("ranks", meta.ranks, enc.ranks()),
+        ("files", meta.files, enc.files()),
+        ("policy_planes", meta.policy_planes, enc.policy_planes()),
+        (
+            "encoding.planes",
+            meta.encoding.planes.len(),
+            enc.num_planes(),
+        ),
+        ("encoding.ranks", meta.encoding.ranks, enc.ranks()),
+        ("encoding.files", meta.encoding.files, enc.files()),
+        (
+            "encoding.policy_len",
+            meta.encoding.policy_len,
+            enc.policy_len(),
+        ),
+    ];
+    for (key, got, want) in sizes {
+        if got != want {
+            return Err(bad(
+                key,
+                format!(
+                    "{got} does not match its variant {} ({} encoding: {want})",
+                    enc.variant().name,
+                    enc.layout()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Loads tensors into `vs`, first checking that names and shapes match exactly.
@@ -220,10 +272,14 @@ pub fn load_weights(vs: &mut VarStore, path: &Path) -> Result<()> {
     }
     tch::no_grad(|| {
         for (name, mut v) in vars {
-            v.copy_(&file[&name]);
+            v.f_copy_(&file[&name])
+                .map_err(|e| ModelError::Checkpoint {
+                    path: label.clone(),
+                    reason: format!("cannot use tensor {name}: {e}"),
+                })?;
         }
-    });
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Checks that a model's encoding is the one expected (same variant and layout).
@@ -413,7 +469,30 @@ fn load_stem(
             path: sp.display().to_string(),
             reason: format!("bad checkpoint state: {e}"),
         })?;
-    let cfg = train.unwrap_or_else(|| state.train.clone());
+    let label = sp.display().to_string();
+    // Nothing is allocated from the state before its shapes and sizes are checked.
+    check_meta(&state.meta, &label, "meta.")?;
+    if !(state.loss_scale.is_finite() && state.loss_scale > 0.0) {
+        return Err(ModelError::Config {
+            file: label,
+            key: "loss_scale".into(),
+            reason: format!("{} is not a positive number", state.loss_scale),
+        });
+    }
+    let cfg = match train {
+        Some(cfg) => cfg,
+        None => {
+            state.train.validate(&label).map_err(|e| match e {
+                ModelError::Config { file, key, reason } => ModelError::Config {
+                    file,
+                    key: key.replacen("training.", "train.", 1),
+                    reason,
+                },
+                e => e,
+            })?;
+            state.train.clone()
+        }
+    };
     if cfg.optimizer != state.train.optimizer {
         return Err(ModelError::Checkpoint {
             path: sp.display().to_string(),
@@ -477,4 +556,252 @@ fn load_stem(
         progress: 0.0,
     };
     Ok((t, state))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+    use std::sync::Arc;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("model-ckpt-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn tiny() -> ModelConfig {
+        ModelConfig::from_toml(
+            "blocks = 1\nchannels = 8\npolicy_channels = 4\nvalue_channels = 4\n\
+             value_hidden = 8\n",
+            "tiny.toml",
+        )
+        .unwrap()
+    }
+
+    fn minishogi() -> (selfplay::Encoder, ModelMeta) {
+        let v = Arc::new(rules::Variant::builtin("minishogi").unwrap());
+        let enc = selfplay::Encoder::new(v.clone());
+        let meta = ModelMeta::new(&tiny(), crate::shape_of(&enc), enc.spec(), v.spec.clone());
+        (enc, meta)
+    }
+
+    /// A good model `m.safetensors` (with `m.json`) in `dir`.
+    fn good_model(dir: &Path) -> PathBuf {
+        let (enc, meta) = minishogi();
+        let vs = VarStore::new(Device::Cpu);
+        let _net = Network::new(&vs.root(), &tiny(), crate::shape_of(&enc));
+        let path = dir.join("m.safetensors");
+        save_model(&vs, &meta, &path).unwrap();
+        assert!(load_model(&path, Device::Cpu).is_ok());
+        path
+    }
+
+    fn set(j: &mut Value, pointer: &str, v: Value) {
+        *j.pointer_mut(pointer)
+            .unwrap_or_else(|| panic!("no {pointer} in the sidecar")) = v;
+    }
+
+    /// Sidecar edits and the key each one must be refused at: sizes far beyond anything
+    /// libtorch could allocate, and small ones that merely disagree with the variant.
+    fn hostile_edits(planes: usize) -> Vec<(&'static str, Value, &'static str)> {
+        vec![
+            ("/model/channels", json!(1_000_000_000u64), "model.channels"),
+            ("/model/blocks", json!(1_000_000_000u64), "model.blocks"),
+            ("/model/blocks", json!(0), "model.blocks"),
+            (
+                "/model/policy_channels",
+                json!(1u64 << 40),
+                "model.policy_channels",
+            ),
+            (
+                "/model/value_channels",
+                json!(1u64 << 40),
+                "model.value_channels",
+            ),
+            (
+                "/model/value_hidden",
+                json!(1u64 << 40),
+                "model.value_hidden",
+            ),
+            ("/planes", json!(1_000_000_000u64), "planes"),
+            ("/planes", json!(planes + 1), "planes"),
+            ("/policy_planes", json!(1u64 << 40), "policy_planes"),
+            ("/ranks", json!(1_000_000u64), "ranks"),
+            ("/files", json!(0), "files"),
+            (
+                "/encoding/policy_len",
+                json!(1u64 << 50),
+                "encoding.policy_len",
+            ),
+            ("/encoding/planes", json!(["a"]), "encoding.planes"),
+            ("/encoding/layout", json!("dlshogi"), "encoding.layout"),
+            ("/variant_spec/files", json!(255), "variant_spec"),
+        ]
+    }
+
+    #[test]
+    fn hostile_sidecar_shapes_are_refused_before_anything_is_allocated() {
+        let dir = temp_dir("hostile-sidecar");
+        let path = good_model(&dir);
+        let sc = dir.join("m.json");
+        let good: Value = serde_json::from_slice(&std::fs::read(&sc).unwrap()).unwrap();
+        let planes = good["planes"].as_u64().unwrap() as usize;
+        for (pointer, value, key) in hostile_edits(planes) {
+            let mut j = good.clone();
+            set(&mut j, pointer, value.clone());
+            std::fs::write(&sc, serde_json::to_vec(&j).unwrap()).unwrap();
+            let what = format!("{pointer} = {value}");
+            for e in [
+                read_meta(&path).map(|_| ()),
+                std::panic::catch_unwind(|| load_model(&path, Device::Cpu))
+                    .unwrap_or_else(|_| panic!("{what}: load_model panicked"))
+                    .map(|_| ()),
+            ] {
+                let e = e.err().unwrap_or_else(|| panic!("{what}: accepted"));
+                let e = e.to_string();
+                assert!(
+                    e.contains("m.json") && e.contains(&format!(": {key}: ")),
+                    "{what}: {e}"
+                );
+            }
+        }
+        std::fs::write(&sc, serde_json::to_vec(&good).unwrap()).unwrap();
+        assert!(load_model(&path, Device::Cpu).is_ok());
+    }
+
+    /// Two checkpoints of a tiny trainer in a fresh `dir`: steps 1 and 2 (the latest).
+    fn two_checkpoints(name: &str) -> PathBuf {
+        let dir = temp_dir(name);
+        let (enc, meta) = minishogi();
+        let mut t = Trainer::new(
+            &tiny(),
+            crate::shape_of(&enc),
+            TrainConfig::default(),
+            Device::Cpu,
+            3,
+        );
+        for step in [1, 2] {
+            t.step = step;
+            save_checkpoint(&dir, &t, &meta, Value::Null).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn hostile_latest_checkpoint_falls_back_to_the_previous_one() {
+        let state2 = "step-000000002.state.json";
+        let dir = two_checkpoints("hostile-state");
+        let sp = dir.join(state2);
+        let good: Value = serde_json::from_slice(&std::fs::read(&sp).unwrap()).unwrap();
+        let planes = good["meta"]["planes"].as_u64().unwrap() as usize;
+        let mut edits: Vec<(String, Value, String)> = hostile_edits(planes)
+            .into_iter()
+            .map(|(p, v, k)| (format!("/meta{p}"), v, format!("meta.{k}")))
+            .collect();
+        edits.push(("/loss_scale".into(), json!(-1.0), "loss_scale".into()));
+        edits.push((
+            "/train/batch_size".into(),
+            json!(1u64 << 40),
+            "train.batch_size".into(),
+        ));
+        for (pointer, value, key) in edits {
+            let mut j = good.clone();
+            set(&mut j, &pointer, value.clone());
+            std::fs::write(&sp, serde_json::to_vec(&j).unwrap()).unwrap();
+            let what = format!("{pointer} = {value}");
+            let (t, st) = std::panic::catch_unwind(|| load_checkpoint(&dir, Device::Cpu, None))
+                .unwrap_or_else(|_| panic!("{what}: load_checkpoint panicked"))
+                .unwrap_or_else(|e| panic!("{what}: no fallback: {e}"));
+            assert_eq!((t.step, st.step), (1, 1), "{what}");
+            let why = st
+                .fallback
+                .unwrap_or_else(|| panic!("{what}: no fallback noted"));
+            assert!(
+                why.contains(state2)
+                    && why.contains(&format!(": {key}: "))
+                    && why.contains("using step-000000001 instead"),
+                "{what}: {why}"
+            );
+        }
+        // With no previous checkpoint to fall back to, the error itself names file and key.
+        let mut j = good.clone();
+        set(&mut j, "/meta/model/channels", json!(1_000_000_000u64));
+        std::fs::write(&sp, serde_json::to_vec(&j).unwrap()).unwrap();
+        std::fs::remove_file(dir.join("step-000000001.state.json")).unwrap();
+        let e = load_checkpoint(&dir, Device::Cpu, None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(state2) && e.contains(": meta.model.channels: "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn damaged_latest_weights_fall_back_to_the_previous_checkpoint() {
+        let dir = two_checkpoints("damaged-weights");
+        let w = dir.join("step-000000002.safetensors");
+        let bytes = std::fs::read(&w).unwrap();
+        std::fs::write(&w, &bytes[..bytes.len() / 2]).unwrap();
+        let (t, st) = load_checkpoint(&dir, Device::Cpu, None).unwrap();
+        assert_eq!(t.step, 1);
+        let why = st.fallback.unwrap();
+        assert!(
+            why.contains("step-000000002.safetensors") && why.contains("cannot read weights"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn damaged_weights_beside_a_valid_sidecar_are_a_clear_error() {
+        let dir = temp_dir("damaged-weights-file");
+        let path = good_model(&dir);
+        let bytes = std::fs::read(&path).unwrap();
+        let header_len = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+        let header = std::str::from_utf8(&bytes[8..8 + header_len]).unwrap();
+        // A well-formed header whose tensors lie past the end of the file.
+        let short = [&bytes[..8 + header_len], &bytes[8 + header_len..][..16]].concat();
+        // A header that claims a huge length.
+        let mut huge = bytes.clone();
+        huge[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+        // A header whose first tensor claims more elements than memory holds.
+        let first_shape = header
+            .find("\"shape\":[")
+            .map(|i| i + "\"shape\":[".len())
+            .unwrap();
+        let end = first_shape + header[first_shape..].find(']').unwrap();
+        let big = format!(
+            "{}{}{}",
+            &header[..first_shape],
+            "4611686018427387904,4",
+            &header[end..]
+        );
+        let big = [
+            &(big.len() as u64).to_le_bytes()[..],
+            big.as_bytes(),
+            &bytes[8 + header_len..],
+        ]
+        .concat();
+        for (what, damaged) in [
+            ("truncated", bytes[..bytes.len() / 2].to_vec()),
+            ("data cut short", short),
+            ("huge header length", huge),
+            ("huge tensor shape", big),
+            ("empty", Vec::new()),
+            ("text", b"not weights".to_vec()),
+        ] {
+            std::fs::write(&path, &damaged).unwrap();
+            let e = std::panic::catch_unwind(|| load_model(&path, Device::Cpu))
+                .unwrap_or_else(|_| panic!("{what}: load_model panicked"))
+                .err()
+                .unwrap_or_else(|| panic!("{what}: loaded"))
+                .to_string();
+            assert!(
+                e.contains("m.safetensors") && e.contains("cannot read weights"),
+                "{what}: {e}"
+            );
+        }
+    }
 }

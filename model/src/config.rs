@@ -87,7 +87,8 @@ impl ModelConfig {
         ModelConfig::from_toml(text, &format!("{name_or_path}.toml"))
     }
 
-    fn validate(&self, file: &str) -> Result<()> {
+    /// Checks the ranges of every field (the limits in the field docs); errors name the key.
+    pub(crate) fn validate(&self, file: &str) -> Result<()> {
         let check = |key: &str, v: usize, lo: usize, hi: usize| {
             if v < lo || v > hi {
                 Err(ModelError::Config {

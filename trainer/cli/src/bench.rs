@@ -1,7 +1,7 @@
 //! `trainer bench`: measured figures, compared in the same run where a reference exists.
 
 use crate::load_variant;
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use std::path::PathBuf;
 
@@ -106,7 +106,8 @@ pub enum BenchCommand {
         /// cpu, cuda, cuda:N or auto.
         #[arg(long, default_value = "auto")]
         device: String,
-        /// Measure this model file instead of a fresh network (its variant and shape are used).
+        /// Measure this model file instead of a fresh network: its weights, on its variant and
+        /// layout (from its sidecar); its WDL at the start position is printed first.
         #[arg(long)]
         weights: Option<std::path::PathBuf>,
         /// Inference precision on CUDA: auto (bf16), f32, f16 or bf16.
@@ -227,6 +228,58 @@ pub fn run(what: BenchCommand) -> Result<()> {
     }
 }
 
+/// The network `bench nn` measures for one variant: a fresh one of a shape, or a model file's.
+struct NnSubject {
+    enc: selfplay::Encoder,
+    ev: model::NetEvaluator,
+    /// A trainer on the same weights (for the training rate).
+    trainer: Box<dyn Fn() -> Result<model::Trainer>>,
+}
+
+/// The model file `w` on `device`: its weights, and its variant and layout from its sidecar.
+fn nn_from_file(
+    w: &std::path::Path,
+    device: model::Device,
+    precision: selfplay::Precision,
+) -> Result<NnSubject> {
+    let (vs, net, meta) =
+        model::load_model(w, device).with_context(|| format!("loading {}", w.display()))?;
+    let v = std::sync::Arc::new(
+        rules::Variant::compile_named(
+            meta.variant_spec.clone(),
+            &format!("{} (sidecar)", w.display()),
+        )
+        .with_context(|| format!("compiling the variant of {}", w.display()))?,
+    );
+    let enc = selfplay::Encoder::for_spec(v, &meta.encoding)
+        .with_context(|| format!("{}", w.display()))?;
+    model::check_encoding(&meta, &enc.spec(), w)?;
+    let shape = model::shape_of(&enc);
+    let (cfg, path) = (meta.model.clone(), w.to_path_buf());
+    Ok(NnSubject {
+        enc,
+        ev: model::NetEvaluator::with_precision(vs, net, precision),
+        trainer: Box::new(move || {
+            let mut t = model::Trainer::new(&cfg, shape, model::TrainConfig::default(), device, 1);
+            model::init_from_model(&mut t, &path)?;
+            Ok(t)
+        }),
+    })
+}
+
+/// The network's win/draw/loss at the variant's start position.
+fn start_wdl(s: &mut NnSubject) -> Result<[f32; 3]> {
+    let pos = rules::Position::start(s.enc.variant().clone());
+    let mut r = search::Request::default();
+    s.enc.encode(&pos, r.add_position(s.enc.input_len()));
+    for (i, _) in s.enc.legal_indices(&pos) {
+        r.moves.push(i as u32);
+    }
+    r.end_position();
+    search::Evaluator::evaluate_request(&mut s.ev, &mut r)?;
+    Ok(r.wdl[0])
+}
+
 #[allow(clippy::too_many_arguments)]
 fn bench_nn(
     model_name: &str,
@@ -239,17 +292,13 @@ fn bench_nn(
     precision: selfplay::Precision,
 ) -> Result<()> {
     let device = model::parse_device(device).map_err(anyhow::Error::msg)?;
-    let (cfg, variants, layout) = match weights {
+    // With --weights: that file's network, variant and layout (from its sidecar).
+    let (cfg, variants) = match weights {
         Some(w) => {
             let meta = model::read_meta(w)?;
-            let layout = meta.encoding.layout;
-            (meta.model.clone(), vec![meta.variant.clone()], layout)
+            (meta.model.clone(), vec![meta.variant.clone()])
         }
-        None => (
-            model::ModelConfig::load(model_name)?,
-            variants.to_vec(),
-            selfplay::EncodingLayout::Generic,
-        ),
+        None => (model::ModelConfig::load(model_name)?, variants.to_vec()),
     };
     println!(
         "network {} on {:?} ({} intra-op threads, inference in {:?})",
@@ -259,31 +308,61 @@ fn bench_nn(
         model::inference_kind(precision, device)
     );
     for variant in &variants {
-        let v = load_variant(variant)?;
-        let enc = selfplay::Encoder::with_layout(v.clone(), layout)?;
-        let shape = model::shape_of(&enc);
-        let new = || model::Trainer::new(&cfg, shape, model::TrainConfig::default(), device, 1);
-        let t = new();
-        let mut ev = model::NetEvaluator::with_precision(t.vs, t.net, precision);
+        let mut s = match weights {
+            Some(w) => nn_from_file(w, device, precision)?,
+            None => {
+                let v = load_variant(variant)?;
+                let enc = selfplay::Encoder::new(v);
+                let shape = model::shape_of(&enc);
+                let cfg = cfg.clone();
+                let new = move || {
+                    Ok(model::Trainer::new(
+                        &cfg,
+                        shape,
+                        model::TrainConfig::default(),
+                        device,
+                        1,
+                    ))
+                };
+                let t = new()?;
+                NnSubject {
+                    enc,
+                    ev: model::NetEvaluator::with_precision(t.vs, t.net, precision),
+                    trainer: Box::new(new),
+                }
+            }
+        };
+        let shape = model::shape_of(&s.enc);
         println!(
             "{} ({}x{}, {} planes, policy {})",
-            v.name,
+            s.enc.variant().name,
             shape.files,
             shape.ranks,
             shape.planes,
             shape.policy_len()
         );
+        if let Some(w) = weights {
+            let wdl = start_wdl(&mut s)?;
+            println!(
+                "  weights {}: start position win {:.6} draw {:.6} loss {:.6}",
+                w.display(),
+                wdl[0],
+                wdl[1],
+                wdl[2]
+            );
+        }
         for &b in batches {
-            let req = pipeline::bench::sample_request(&enc, b, 3);
+            let req = pipeline::bench::sample_request(&s.enc, b, 3);
             // On this thread: libtorch's OpenMP pool is at its best on the first thread using it.
-            let r = pipeline::bench::request_rate_here(&mut ev, &req, seconds)?;
+            let r = pipeline::bench::request_rate_here(&mut s.ev, &req, seconds)?;
             println!(
                 "  forward batch {b:>4}: {r:>10.0} evals/s ({:.0} legal moves a position)",
                 req.moves.len() as f64 / b.max(1) as f64
             );
         }
+        let NnSubject { ev, trainer, .. } = s;
         drop(ev);
-        let r = model::bench::train_rate(&mut new(), train_batch, seconds);
+        let r = model::bench::train_rate(&mut trainer()?, train_batch, seconds);
         println!("  train batch {train_batch:>4}: {r:>10.0} samples/s");
     }
     Ok(())

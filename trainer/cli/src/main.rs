@@ -40,7 +40,7 @@ enum Command {
         /// USI moves to play from the start position before counting.
         #[arg(long, default_value = "")]
         moves: String,
-        /// Depth in plies.
+        /// Depth in plies (at most 1000).
         #[arg(long)]
         depth: u32,
         /// List each root move with its count first.
@@ -155,6 +155,9 @@ enum Command {
         /// Python for the ONNX conversion (default: .local/venv/bin/python, else python3).
         #[arg(long)]
         python: Option<PathBuf>,
+        /// Overwrite existing output files (never the model's own files).
+        #[arg(long)]
+        force: bool,
     },
     /// Export a run's self-play positions for another trainer: dlshogi's hcpe records.
     ExportData(exportcmd::ExportDataArgs),
@@ -262,7 +265,8 @@ fn main() {
             out,
             device,
             python,
-        } => netcmd::export(&model, format, out, &device, python),
+            force,
+        } => netcmd::export(&model, format, out, &device, python, force),
         Command::Usi { model, variant } => usi::run(model.as_deref(), variant.as_deref()),
         Command::Arena(a) => arena::run(a),
         Command::Eval(a) => evalcmd::run(a),

@@ -62,22 +62,52 @@ fn tch_cpu() -> model::tch::Device {
     model::tch::Device::Cpu
 }
 
-/// `trainer export`.
+/// `trainer export`. Every file is written at a temporary name beside its destination, then
+/// renamed; the model's own files are never written, and an existing output is refused unless
+/// `force`. A sidecar that the output shares with the model (`m.pt` beside `m.safetensors`:
+/// `m.json`) already describes it and is left as it is.
 pub fn export(
     model_path: &Path,
     format: Format,
     out: Option<PathBuf>,
     device: &str,
     python: Option<PathBuf>,
+    force: bool,
 ) -> Result<()> {
     let device = parse_device(device).map_err(anyhow::Error::msg)?;
-    let (mut vs, net, meta) = load_model(model_path, device)
-        .with_context(|| format!("loading {}", model_path.display()))?;
     let ext = match format {
         Format::Torchscript => "pt",
         Format::Safetensors => "safetensors",
         Format::Onnx | Format::DlshogiOnnx => "onnx",
     };
+    let out = out.unwrap_or_else(|| model_path.with_extension(ext));
+    let sidecar = out.with_extension("json");
+    let model_sidecar = model_path.with_extension("json");
+    for input in [model_path, &model_sidecar] {
+        if same_path(&out, input) {
+            bail!(
+                "{}: is the model's own file ({}); give --out another path",
+                out.display(),
+                input.display()
+            );
+        }
+    }
+    if same_path(&sidecar, model_path) {
+        bail!(
+            "{}: its sidecar {} would overwrite the model; give --out another path",
+            out.display(),
+            sidecar.display()
+        );
+    }
+    // The model's sidecar describes the export as well: it stays as it is.
+    let shared_sidecar = same_path(&sidecar, &model_sidecar);
+    let outputs: Vec<&Path> = match shared_sidecar {
+        true => vec![&out],
+        false => vec![&out, &sidecar],
+    };
+    refuse_existing(&outputs, force)?;
+    let (mut vs, net, meta) = load_model(model_path, device)
+        .with_context(|| format!("loading {}", model_path.display()))?;
     if format == Format::DlshogiOnnx && meta.encoding.layout != selfplay::EncodingLayout::Dlshogi {
         bail!(
             "{} uses the {} encoding; dlshogi-onnx needs a model trained with encoding = \
@@ -86,24 +116,96 @@ pub fn export(
             meta.encoding.layout
         );
     }
-    let out = out.unwrap_or_else(|| model_path.with_extension(ext));
-    if out == model_path {
-        bail!("--out must differ from the model file");
-    }
+    // Temporaries beside the output (same file system for the rename), removed on every path.
+    let mut temps = Temps::default();
+    let tmp = temps.add(&out, ext);
     match format {
-        Format::Safetensors => save_model(&vs, &meta, &out)?,
-        Format::Torchscript => export_torchscript(&mut vs, &net, &meta, &out, device)?,
+        Format::Safetensors => save_model(&vs, &meta, &tmp)?,
+        Format::Torchscript => export_torchscript(&mut vs, &net, &meta, &tmp, device)?,
         Format::Onnx | Format::DlshogiOnnx => {
-            let ts = out.with_extension("pt");
+            let ts = temps.add(&out, "pt");
             export_torchscript(&mut vs, &net, &meta, &ts, device)?;
             let python = python.unwrap_or_else(default_python);
             let script = script_path("export_onnx.py")?;
             let dlshogi = format == Format::DlshogiOnnx;
-            export_onnx(&ts, &meta, &out, &python, &script, dlshogi)?;
+            export_onnx(&ts, &meta, &tmp, &python, &script, dlshogi)?;
         }
     }
+    // Checked again: an output may have appeared while the export ran.
+    refuse_existing(&outputs, force)?;
+    if !shared_sidecar {
+        rename(&tmp.with_extension("json"), &sidecar)?;
+    }
+    rename(&tmp, &out)?;
     println!("wrote {}", out.display());
     Ok(())
+}
+
+/// Temporary files of an export (each with its sidecar), removed when dropped.
+#[derive(Default)]
+struct Temps(Vec<PathBuf>);
+
+impl Temps {
+    /// A new unique temporary name beside `out`, ending in `.ext`.
+    fn add(&mut self, out: &Path, ext: &str) -> PathBuf {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let stem = out.file_stem().unwrap_or_default().to_string_lossy();
+        let p = out.with_file_name(format!(
+            ".{stem}.export-{}-{nanos}-{}.{ext}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        self.0.push(p.clone());
+        p
+    }
+}
+
+impl Drop for Temps {
+    fn drop(&mut self) {
+        for p in &self.0 {
+            let _ = std::fs::remove_file(p);
+            let _ = std::fs::remove_file(p.with_extension("json"));
+        }
+    }
+}
+
+fn rename(from: &Path, to: &Path) -> Result<()> {
+    std::fs::rename(from, to)
+        .with_context(|| format!("{}: cannot move {} there", to.display(), from.display()))
+}
+
+/// Fails on the first of `paths` that exists, unless `force`.
+fn refuse_existing(paths: &[&Path], force: bool) -> Result<()> {
+    match paths.iter().find(|p| p.exists()) {
+        Some(p) if !force => bail!(
+            "{}: exists; pass --force to overwrite it, or give --out another path",
+            p.display()
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `a` and `b` name the same file (through `.`, `..` and symbolic links), whether or
+/// not it exists yet.
+fn same_path(a: &Path, b: &Path) -> bool {
+    fn resolved(p: &Path) -> PathBuf {
+        if let Ok(c) = p.canonicalize() {
+            return c;
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        match (dir.canonicalize(), p.file_name()) {
+            (Ok(d), Some(name)) => d.join(name),
+            _ => p.to_path_buf(),
+        }
+    }
+    a == b || resolved(a) == resolved(b)
 }
 
 /// The pinned venv's python when present, else `python3`.
