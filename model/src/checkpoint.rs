@@ -88,53 +88,21 @@ impl ModelMeta {
     }
 }
 
-/// Writes `bytes` to `path` atomically (temporary file in the same directory, then rename).
+/// Writes `bytes` to `path` atomically ([`selfplay::atomic`]: temporary name, fsync, rename,
+/// directory fsync).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = tmp_name(path);
-    let written = (|| {
-        use std::io::Write;
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        // On disk before the rename makes it visible: a crash leaves the old file or the new.
-        f.sync_all()
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io_err(&tmp)(e));
-    }
-    std::fs::rename(&tmp, path).map_err(io_err(path))
-}
-
-fn tmp_name(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp{}", std::process::id()));
-    path.with_file_name(name)
+    Ok(selfplay::atomic::write_bytes(path, bytes)?)
 }
 
 fn save_tensors_atomic(path: &Path, named: &[(String, Tensor)]) -> Result<()> {
     // The temporary name keeps the .safetensors extension so tch picks the format.
-    let tmp = path.with_file_name(format!(
-        ".tmp{}-{}",
-        std::process::id(),
-        path.file_name().unwrap_or_default().to_string_lossy()
-    ));
     let refs: Vec<(&str, &Tensor)> = named.iter().map(|(n, t)| (n.as_str(), t)).collect();
-    let written = Tensor::write_safetensors(&refs, &tmp)
-        .map_err(|e| ModelError::Checkpoint {
+    selfplay::atomic::write_with(path, |tmp| {
+        Tensor::write_safetensors(&refs, tmp).map_err(|e| ModelError::Checkpoint {
             path: tmp.display().to_string(),
             reason: format!("cannot write: {e}"),
         })
-        // On disk before the rename makes it visible.
-        .and_then(|_| {
-            std::fs::File::open(&tmp)
-                .and_then(|f| f.sync_all())
-                .map_err(io_err(&tmp))
-        });
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    std::fs::rename(&tmp, path).map_err(io_err(path))
+    })
 }
 
 fn sidecar_path(weights: &Path) -> PathBuf {

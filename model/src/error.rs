@@ -36,6 +36,15 @@ pub enum ModelError {
     },
 }
 
+impl From<selfplay::atomic::WriteError> for ModelError {
+    fn from(e: selfplay::atomic::WriteError) -> Self {
+        ModelError::Io {
+            path: e.path.display().to_string(),
+            source: e.source,
+        }
+    }
+}
+
 /// Result with [`ModelError`].
 pub type Result<T> = std::result::Result<T, ModelError>;
 

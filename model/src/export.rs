@@ -2,7 +2,7 @@
 //! safetensors copies, and ONNX through `scripts/export_onnx.py`.
 
 use crate::checkpoint::{write_atomic, ModelMeta};
-use crate::error::{io_err, ModelError, Result};
+use crate::error::{ModelError, Result};
 use crate::net::Network;
 use std::path::Path;
 use std::process::Command;
@@ -46,15 +46,9 @@ pub fn export_torchscript(
             return Err(e);
         }
     };
-    let tmp = out.with_file_name(format!(
-        ".tmp{}-{}",
-        std::process::id(),
-        out.file_name().unwrap_or_default().to_string_lossy()
-    ));
-    let saved = m.save(&tmp);
+    let saved = selfplay::atomic::write_with(out, |tmp| Ok::<_, ModelError>(m.save(tmp)?));
     vs.unfreeze();
     saved?;
-    std::fs::rename(&tmp, out).map_err(io_err(out))?;
     write_atomic(
         &out.with_extension("json"),
         &serde_json::to_vec_pretty(meta).expect("metadata serialises"),

@@ -146,19 +146,10 @@ pub fn export(
 struct Temps(Vec<PathBuf>);
 
 impl Temps {
-    /// A new unique temporary name beside `out`, ending in `.ext`.
+    /// A new unique temporary name beside `out`, ending in `.ext` (the atomic writes' scheme,
+    /// so anything left by a killed export is recognisable as such).
     fn add(&mut self, out: &Path, ext: &str) -> PathBuf {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let stem = out.file_stem().unwrap_or_default().to_string_lossy();
-        let p = out.with_file_name(format!(
-            ".{stem}.export-{}-{nanos}-{}.{ext}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
+        let p = selfplay::atomic::temporary_path(&out.with_extension(ext));
         self.0.push(p.clone());
         p
     }
@@ -173,9 +164,12 @@ impl Drop for Temps {
     }
 }
 
+/// Moves a finished temporary into place, the directory fsynced after.
 fn rename(from: &Path, to: &Path) -> Result<()> {
     std::fs::rename(from, to)
-        .with_context(|| format!("{}: cannot move {} there", to.display(), from.display()))
+        .with_context(|| format!("{}: cannot move {} there", to.display(), from.display()))?;
+    let dir = to.parent().unwrap_or(Path::new(""));
+    selfplay::atomic::sync_dir(dir).with_context(|| format!("{}: fsync", dir.display()))
 }
 
 /// Fails on the first of `paths` that exists, unless `force`.
