@@ -4,11 +4,13 @@
 //! [`Search`] holds one game's tree and never calls a network itself: the driver asks it for a
 //! leaf ([`Search::select`]), evaluates the leaves of many games in one batch and hands each
 //! its evaluation ([`Search::expand`]). Two algorithms ([`Algorithm`]): AlphaZero PUCT and
-//! Gumbel AlphaZero, configured by [`SearchConfig`].
+//! Gumbel AlphaZero, configured by [`SearchConfig`]; they share one search loop and differ only
+//! in their parts (root preparation, root and interior selection, outputs: `parts.rs`).
 
 mod config;
 mod evaluator;
 mod mcts;
+mod parts;
 mod rng;
 mod tree;
 

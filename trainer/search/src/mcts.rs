@@ -14,7 +14,8 @@
 //! search.play(result.best);
 //! ```
 
-use crate::config::{Algorithm, SearchConfig};
+use crate::config::SearchConfig;
+use crate::parts::{completed_q, completion, parts_for, Ctx, Parts, RootStats};
 use crate::rng::Rng;
 use crate::tree::{NodeState, Tree, NONE};
 use rules::{Move, Position};
@@ -86,31 +87,8 @@ pub struct Search {
     pending: bool,
     /// `[leaf legal moves]` the pending leaf's legal moves (also the move-generation buffer).
     leaf_moves: Vec<Move>,
-    /// `[root edges]` priors used by PUCT at the root (Dirichlet-mixed when noise is on).
-    root_prior: Vec<f32>,
-    /// `[root edges]` Gumbel noise g(a) (zeros when noise is off).
-    gumbel: Vec<f32>,
-    /// `[<= gumbel_considered]` root edge offsets still in the sequential halving.
-    considered: Vec<u32>,
-    /// `[phase visits]` root edge offsets to visit in the current halving phase, in order.
-    queue: Vec<u32>,
-    /// Next entry of `queue`.
-    queue_pos: usize,
-    /// Halving phases started in the current search.
-    phase: u32,
-    /// `[edges of one node]` scratch for selection scores.
-    scratch: Vec<f32>,
-}
-
-/// Completed-Q parameters of an expanded node (Gumbel).
-#[derive(Clone, Copy, Debug)]
-struct Completion {
-    /// Mixed value approximation for unvisited children (node's point of view).
-    v_mix: f32,
-    /// `(c_visit + max_b N(b)) * c_scale`.
-    scale: f32,
-    /// Sum of the children's visits.
-    sum_n: u32,
+    /// The algorithm's root preparation, selection rules and outputs.
+    parts: Box<dyn Parts>,
 }
 
 impl Search {
@@ -119,7 +97,6 @@ impl Search {
         let mut tree = Tree::default();
         tree.add_node();
         Search {
-            config,
             pos: root.clone(),
             root_pos: root,
             tree,
@@ -135,13 +112,8 @@ impl Search {
             path_edges: Vec::with_capacity(64),
             pending: false,
             leaf_moves: Vec::with_capacity(256),
-            root_prior: Vec::new(),
-            gumbel: Vec::new(),
-            considered: Vec::new(),
-            queue: Vec::new(),
-            queue_pos: 0,
-            phase: 0,
-            scratch: Vec::with_capacity(256),
+            parts: parts_for(config.algorithm),
+            config,
         }
     }
 
@@ -305,97 +277,28 @@ impl Search {
         );
         let t = &self.tree;
         let range = t.edges(0);
-        let first = range.start;
-        let comp = self.completion(0);
-        let moves = t.mv[range.clone()].to_vec();
-        let visits = t.edge_visits[range.clone()].to_vec();
+        let comp = completion(t, &self.config, 0);
         let q: Vec<f32> = range
             .clone()
             .map(|e| completed_q(t, e, comp.v_mix))
             .collect();
         let n = t.visits[0].max(1) as f32;
         let w = t.wdl_sum[0];
-        let mean_wdl = [w[0] / n, w[1] / n, w[2] / n];
-        let mean_value = t.value_sum[0] / n;
-        match self.config.algorithm {
-            Algorithm::Puct => {
-                let sum: u64 = visits.iter().map(|&v| v as u64).sum();
-                let policy_target: Vec<f32> = if sum == 0 {
-                    t.prior[range.clone()].to_vec()
-                } else {
-                    visits.iter().map(|&v| v as f32 / sum as f32).collect()
-                };
-                let best = range
-                    .clone()
-                    .max_by(|&a, &b| {
-                        (t.edge_visits[a], t.prior[a])
-                            .partial_cmp(&(t.edge_visits[b], t.prior[b]))
-                            .unwrap_or(std::cmp::Ordering::Equal)
-                            .then(b.cmp(&a))
-                    })
-                    .expect("root has moves");
-                SearchResult {
-                    moves,
-                    visits,
-                    policy_target,
-                    best: t.mv[best],
-                    root_value: mean_value,
-                    root_wdl: mean_wdl,
-                    q,
-                }
-            }
-            Algorithm::Gumbel => {
-                let z: Vec<f32> = range
-                    .clone()
-                    .zip(&q)
-                    .map(|(e, &q)| t.log_prior[e] + sigma(comp.scale, q))
-                    .collect();
-                let max = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-                let mut pi: Vec<f32> = z.iter().map(|&x| (x - max).exp()).collect();
-                let s: f32 = pi.iter().sum();
-                pi.iter_mut().for_each(|x| *x /= s);
-                // The improved policy's value: sum pi'(a) q(a), WDL likewise (an unvisited
-                // child counts with the root's mean WDL).
-                let mut root_value = 0.0f32;
-                let mut root_wdl = [0.0f32; 3];
-                for ((e, &p), &qa) in range.clone().zip(&pi).zip(&q) {
-                    root_value += p * qa;
-                    let c = t.child[e];
-                    let cw = if t.edge_visits[e] > 0 && c != NONE {
-                        let cw = t.wdl_sum[c as usize];
-                        let cn = t.visits[c as usize] as f32;
-                        [cw[2] / cn, cw[1] / cn, cw[0] / cn]
-                    } else {
-                        mean_wdl
-                    };
-                    for k in 0..3 {
-                        root_wdl[k] += p * cw[k];
-                    }
-                }
-                let mut best = usize::MAX;
-                let mut best_score = f32::NEG_INFINITY;
-                let mut consider = |a: usize| {
-                    let s = self.gumbel.get(a).copied().unwrap_or(0.0) + z[a];
-                    if best == usize::MAX || s > best_score {
-                        best = a;
-                        best_score = s;
-                    }
-                };
-                if self.root_ready && !self.considered.is_empty() {
-                    self.considered.iter().for_each(|&a| consider(a as usize));
-                } else {
-                    (0..moves.len()).for_each(&mut consider);
-                }
-                SearchResult {
-                    best: t.mv[first + best],
-                    moves,
-                    visits,
-                    policy_target: pi,
-                    root_value,
-                    root_wdl,
-                    q,
-                }
-            }
+        let stats = RootStats {
+            q,
+            completion: comp,
+            mean_value: t.value_sum[0] / n,
+            mean_wdl: [w[0] / n, w[1] / n, w[2] / n],
+        };
+        let out = self.parts.output(self.ctx(), &stats, self.root_ready);
+        SearchResult {
+            moves: t.mv[range.clone()].to_vec(),
+            visits: t.edge_visits[range].to_vec(),
+            policy_target: out.policy_target,
+            best: out.best,
+            root_value: out.root_value,
+            root_wdl: out.root_wdl,
+            q: stats.q,
         }
     }
 
@@ -455,10 +358,7 @@ impl Search {
         self.pos.make_move(mv);
         self.started = false;
         self.root_ready = false;
-        self.considered.clear();
-        self.gumbel.clear();
-        self.queue.clear();
-        self.queue_pos = 0;
+        self.parts.clear();
     }
 
     // ---- internals ----
@@ -516,214 +416,39 @@ impl Search {
         }
     }
 
-    /// Root state for the current search: noisy priors (PUCT) or Gumbel sampling (Gumbel).
-    fn init_root(&mut self) {
-        let range = self.tree.edges(0);
-        let n = range.len();
-        match self.config.algorithm {
-            Algorithm::Puct => {
-                self.root_prior.clear();
-                self.root_prior
-                    .extend_from_slice(&self.tree.prior[range.clone()]);
-                if self.noise && n > 1 && self.config.dirichlet_fraction > 0.0 {
-                    let alpha = self.config.dirichlet_alpha_total as f64 / n as f64;
-                    let f = self.config.dirichlet_fraction;
-                    self.scratch.clear();
-                    self.scratch.resize(n, 0.0);
-                    self.rng.dirichlet(alpha, &mut self.scratch);
-                    for (p, &d) in self.root_prior.iter_mut().zip(&self.scratch) {
-                        *p = (1.0 - f) * *p + f * d;
-                    }
-                }
-            }
-            Algorithm::Gumbel => {
-                self.gumbel.clear();
-                for _ in 0..n {
-                    let g = if self.noise { self.rng.gumbel() } else { 0.0 };
-                    self.gumbel.push(g);
-                }
-                let m = (self.config.gumbel_considered as usize)
-                    .min(n)
-                    .min(self.budget.max(1) as usize);
-                // Gumbel-top-k: the m largest g + logits (stable: ties keep move order).
-                self.considered.clear();
-                self.considered.extend(0..n as u32);
-                let (g, lp) = (&self.gumbel, &self.tree.log_prior[range.clone()]);
-                self.considered.sort_by(|&a, &b| {
-                    let sa = g[a as usize] + lp[a as usize];
-                    let sb = g[b as usize] + lp[b as usize];
-                    sb.total_cmp(&sa)
-                });
-                self.considered.truncate(m);
-                self.queue.clear();
-                self.queue_pos = 0;
-                self.phase = 0;
-            }
+    /// What the algorithm's parts read: the tree and the settings.
+    fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            tree: &self.tree,
+            config: &self.config,
         }
+    }
+
+    /// Root state for the current search (noise, and the algorithm's own root state).
+    fn init_root(&mut self) {
+        let cx = Ctx {
+            tree: &self.tree,
+            config: &self.config,
+        };
+        self.parts
+            .init_root(cx, self.budget, self.noise, &mut self.rng);
         self.root_ready = true;
     }
 
-    /// Completed-Q parameters of an expanded node.
-    #[inline]
-    fn completion(&self, node: u32) -> Completion {
-        let t = &self.tree;
-        let mut sum_n = 0u32;
-        let mut max_n = 0u32;
-        let mut prior_sum = 0.0f32;
-        let mut weighted_q = 0.0f32;
-        for e in t.edges(node) {
-            let n = t.edge_visits[e];
-            if n > 0 {
-                sum_n += n;
-                max_n = max_n.max(n);
-                prior_sum += t.prior[e];
-                weighted_q += t.prior[e] * t.edge_value_sum[e] / n as f32;
-            }
-        }
-        let raw = t.raw_value[node as usize];
-        let v_mix = if sum_n == 0 || prior_sum <= 0.0 {
-            raw
-        } else {
-            (raw + sum_n as f32 * (weighted_q / prior_sum)) / (1.0 + sum_n as f32)
-        };
-        Completion {
-            v_mix,
-            scale: (self.config.gumbel_c_visit + max_n as f32) * self.config.gumbel_c_scale,
-            sum_n,
-        }
-    }
-
     fn select_root_edge(&mut self) -> usize {
-        match self.config.algorithm {
-            Algorithm::Puct => self.puct_select(0, true),
-            Algorithm::Gumbel => {
-                if self.queue_pos >= self.queue.len() {
-                    self.next_phase();
-                }
-                let a = self.queue[self.queue_pos];
-                self.queue_pos += 1;
-                self.tree.first_edge[0] as usize + a as usize
-            }
-        }
+        let cx = Ctx {
+            tree: &self.tree,
+            config: &self.config,
+        };
+        self.parts.select_root(cx, self.budget - self.done)
     }
 
     fn select_interior_edge(&mut self, node: u32) -> usize {
-        match self.config.algorithm {
-            Algorithm::Puct => self.puct_select(node, false),
-            Algorithm::Gumbel => self.gumbel_interior_select(node),
-        }
-    }
-
-    /// argmax Q + c(N) P sqrt(N) / (1 + N(a)), unvisited children at the FPU value.
-    fn puct_select(&self, node: u32, root: bool) -> usize {
-        let t = &self.tree;
-        let c = &self.config;
-        let range = t.edges(node);
-        let first = range.start;
-        let priors: &[f32] = if root {
-            &self.root_prior
-        } else {
-            &t.prior[range.clone()]
+        let cx = Ctx {
+            tree: &self.tree,
+            config: &self.config,
         };
-        let n_parent = t.visits[node as usize].max(1) as f32;
-        let c_n =
-            c.c_puct + c.c_puct_factor * ((n_parent + c.c_puct_base + 1.0) / c.c_puct_base).ln();
-        let cs = c_n * n_parent.sqrt();
-        let parent_q = t.value_sum[node as usize] / n_parent;
-        let mut visited_prior = 0.0f32;
-        for (i, e) in range.clone().enumerate() {
-            if t.edge_visits[e] > 0 {
-                visited_prior += priors[i];
-            }
-        }
-        let fpu = parent_q - c.fpu_reduction * visited_prior.sqrt();
-        let mut best = first;
-        let mut best_score = f32::NEG_INFINITY;
-        for (i, e) in range.enumerate() {
-            let n = t.edge_visits[e];
-            let q = if n > 0 {
-                t.edge_value_sum[e] / n as f32
-            } else {
-                fpu
-            };
-            let s = q + cs * priors[i] / (1 + n) as f32;
-            if s > best_score {
-                best_score = s;
-                best = e;
-            }
-        }
-        best
-    }
-
-    /// Gumbel MuZero interior selection: argmax pi'(a) - N(a) / (1 + sum N),
-    /// pi' = softmax(logits + sigma(completed Q)).
-    fn gumbel_interior_select(&mut self, node: u32) -> usize {
-        let comp = self.completion(node);
-        let t = &self.tree;
-        let range = t.edges(node);
-        let first = range.start;
-        self.scratch.clear();
-        let mut max = f32::NEG_INFINITY;
-        for e in range {
-            let z = t.log_prior[e] + sigma(comp.scale, completed_q(t, e, comp.v_mix));
-            max = max.max(z);
-            self.scratch.push(z);
-        }
-        let mut sum = 0.0f32;
-        for z in self.scratch.iter_mut() {
-            *z = (*z - max).exp();
-            sum += *z;
-        }
-        let inv_sum = 1.0 / sum;
-        let inv_n = 1.0 / (1.0 + comp.sum_n as f32);
-        let mut best = 0usize;
-        let mut best_score = f32::NEG_INFINITY;
-        for (i, &p) in self.scratch.iter().enumerate() {
-            let s = p * inv_sum - t.edge_visits[first + i] as f32 * inv_n;
-            if s > best_score {
-                best_score = s;
-                best = i;
-            }
-        }
-        first + best
-    }
-
-    /// Starts the next sequential-halving phase: halves the considered actions (after the
-    /// first phase) by g + logits + sigma(q) and queues this phase's visits, the phase's
-    /// share of the remaining budget split evenly (at least one visit each).
-    fn next_phase(&mut self) {
-        let remaining = (self.budget - self.done) as usize;
-        let comp = self.completion(0);
-        let first = self.tree.first_edge[0] as usize;
-        let n = self.tree.num_edges[0] as usize;
-        self.scratch.clear();
-        for a in 0..n {
-            let e = first + a;
-            let q = completed_q(&self.tree, e, comp.v_mix);
-            self.scratch
-                .push(self.gumbel[a] + self.tree.log_prior[e] + sigma(comp.scale, q));
-        }
-        let scores = &self.scratch;
-        self.considered
-            .sort_by(|&a, &b| scores[b as usize].total_cmp(&scores[a as usize]));
-        if self.phase > 0 && self.considered.len() > 1 {
-            let keep = self.considered.len().div_ceil(2);
-            self.considered.truncate(keep);
-        }
-        let r = self.considered.len();
-        self.queue.clear();
-        self.queue_pos = 0;
-        if r == 1 {
-            self.queue.resize(remaining, self.considered[0]);
-        } else {
-            let phases_left = r.next_power_of_two().trailing_zeros() as usize;
-            let per_action = (remaining / phases_left / r).max(1);
-            for _ in 0..per_action {
-                self.queue.extend_from_slice(&self.considered);
-            }
-            self.queue.truncate(remaining);
-        }
-        self.phase += 1;
+        self.parts.select_interior(cx, node)
     }
 }
 
@@ -745,25 +470,6 @@ fn tree_bytes(t: &Tree) -> usize {
         + b(&t.child)
         + b(&t.edge_visits)
         + b(&t.edge_value_sum)
-}
-
-/// Completed Q of edge `e` from its parent's point of view: the mean value when visited,
-/// else `v_mix`.
-#[inline]
-fn completed_q(t: &Tree, e: usize, v_mix: f32) -> f32 {
-    let n = t.edge_visits[e];
-    if n > 0 {
-        t.edge_value_sum[e] / n as f32
-    } else {
-        v_mix
-    }
-}
-
-/// sigma(q) = (c_visit + max N) * c_scale * q01 with q mapped from [-1, 1] to [0, 1]. The
-/// value range is known, so no min-max rescaling over the tree.
-#[inline]
-fn sigma(scale: f32, q: f32) -> f32 {
-    scale * 0.5 * (q + 1.0)
 }
 
 fn terminal_wdl(v: f32) -> [f32; 3] {
