@@ -12,6 +12,11 @@ fi
 
 # Fairy-Stockfish: the external engine of the perft cross-checks and the arena tests.
 scripts/ensure-apt.sh fairy-stockfish fairy-stockfish -- the Fairy-Stockfish cross-checks
+# A current Fairy-Stockfish, built to WebAssembly and run by node (pinned npm package in
+# .local/fsf-wasm), for the variants 11.1 lacks; under CI a failed install fails the run.
+scripts/ensure-apt.sh node nodejs -- the Fairy-Stockfish WebAssembly cross-checks
+scripts/ensure-apt.sh npm npm -- the Fairy-Stockfish WebAssembly cross-checks
+scripts/ensure-fsf-wasm.sh >/dev/null
 # A one-node Slurm cluster for the cluster test (it skips without root or these).
 scripts/ensure-apt.sh slurmctld slurm-wlm -- the Slurm test
 scripts/ensure-apt.sh munged munge -- the Slurm test

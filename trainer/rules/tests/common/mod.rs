@@ -1,11 +1,44 @@
 //! A Fairy-Stockfish process driven over UCI, shared by the tests that compare our rules with
-//! the engine (`fsf_crosscheck`, `fsf_export`).
+//! the engine (`fsf_crosscheck`, `fsf_export`): the native binary (Debian's 11.1), or a current
+//! release built to WebAssembly and run by `node` (see [`wasm_engine_or_skip`]).
 // Each test file uses the parts it needs.
 #![allow(dead_code)]
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Lines, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// How to start an engine: a program and its arguments.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    /// Whether the engine's stderr reaches the test output (the node wrapper reports its
+    /// failures there); a native engine's is discarded.
+    pub stderr: bool,
+}
+
+impl Launch {
+    /// A native engine binary, started without arguments.
+    pub fn native(bin: &Path) -> Launch {
+        Launch {
+            program: bin.to_path_buf(),
+            args: Vec::new(),
+            stderr: false,
+        }
+    }
+
+    /// What the messages of a test call the engine.
+    pub fn describe(&self) -> String {
+        let mut s = self.program.display().to_string();
+        for a in &self.args {
+            s.push(' ');
+            s.push_str(&a.to_string_lossy());
+        }
+        s
+    }
+}
 
 /// A running engine.
 pub struct Engine {
@@ -18,12 +51,22 @@ impl Engine {
     /// Starts the engine and completes the UCI handshake; also returns its `UCI_Variant`
     /// option line (the variants it offers).
     pub fn spawn(bin: &Path) -> (Engine, String) {
-        let mut child = Command::new(bin)
+        Engine::launch(&Launch::native(bin))
+    }
+
+    /// [`Engine::spawn`] for any [`Launch`].
+    pub fn launch(launch: &Launch) -> (Engine, String) {
+        let mut child = Command::new(&launch.program)
+            .args(&launch.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(if launch.stderr {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            })
             .spawn()
-            .expect("start fairy-stockfish");
+            .unwrap_or_else(|e| panic!("start {}: {e}", launch.describe()));
         let stdin = child.stdin.take().unwrap();
         let lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let mut e = Engine {
@@ -100,4 +143,59 @@ pub fn engine_or_skip() -> Option<PathBuf> {
         eprintln!("skipped: fairy-stockfish not installed (apt-get install fairy-stockfish)");
     }
     found
+}
+
+/// The npm package of the WebAssembly build that the test command installs (pinned in
+/// scripts/ensure-fsf-wasm.sh), relative to the workspace root.
+pub const WASM_PACKAGE: &str = ".local/fsf-wasm/node_modules/fairy-stockfish-nnue.wasm";
+
+/// A current Fairy-Stockfish: the WebAssembly build of the npm package `fairy-stockfish-nnue.wasm`
+/// (large boards, every built-in variant, pieces defined by Betza in `variants.ini`), run by
+/// `node` through `fsf-wasm-uci.js` next to this file, which speaks UCI on stdin and stdout and
+/// copies the file of `setoption name VariantPath` into the engine's in-memory file system.
+/// `$FAIRY_STOCKFISH_WASM` names another build's folder (its `stockfish.js` and
+/// `stockfish.wasm`), `$NODE` another node. Without the package or node the caller's test says
+/// so and passes, except under CI (`CI` set), where the test command installs both and their
+/// absence is a failure.
+pub fn wasm_engine_or_skip() -> Option<Launch> {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate_dir.ancestors().nth(2).unwrap();
+    let (package, chosen) = match std::env::var_os("FAIRY_STOCKFISH_WASM") {
+        Some(dir) => (PathBuf::from(dir), true),
+        None => (root.join(WASM_PACKAGE), false),
+    };
+    let node = std::env::var_os("NODE").map(PathBuf::from).or_else(|| {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|d| d.join("node"))
+            .find(|p| p.is_file())
+    });
+    let missing = if !package.join("stockfish.js").is_file() {
+        Some(format!(
+            "no Fairy-Stockfish WebAssembly build at {} (scripts/ensure-fsf-wasm.sh installs it)",
+            package.display()
+        ))
+    } else if node.is_none() {
+        Some("node is not installed (it runs the Fairy-Stockfish WebAssembly build)".to_string())
+    } else {
+        None
+    };
+    if let Some(missing) = missing {
+        if chosen || std::env::var_os("CI").is_some() {
+            panic!("{missing}");
+        }
+        eprintln!("skipped: {missing}");
+        return None;
+    }
+    let wrapper = crate_dir.join("tests/common/fsf-wasm-uci.js");
+    Some(Launch {
+        program: node.unwrap(),
+        // Node 18 and later fetch the .wasm file with `fetch` unless told not to, which fails
+        // on a file path.
+        args: vec![
+            "--no-experimental-fetch".into(),
+            wrapper.into(),
+            package.canonicalize().unwrap().into(),
+        ],
+        stderr: true,
+    })
 }
