@@ -186,7 +186,9 @@ pub struct EvalConfig {
     pub simulations: u32,
     /// Evaluate at most every this many generations (the newest network is taken).
     pub every: u64,
-    /// Largest fraction of the wall time the evaluator may spend playing (it waits otherwise).
+    /// Largest fraction of the wall time (since the process started) the evaluator may have
+    /// spent playing when it starts an evaluation (it waits otherwise); a started evaluation
+    /// plays to its end.
     pub share: f64,
     /// Play the previously evaluated network.
     pub vs_previous: bool,

@@ -499,3 +499,103 @@ impl<'a> Evaluator<'a> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    /// The evaluator starts an evaluation only while it has spent at most `share` of the wall
+    /// time since it started evaluating; an evaluation once started plays to its end. A new
+    /// network is published every 100 ms, so an evaluator without the limit would play without
+    /// pause. Each evaluation's start is read from its report (`seconds`: the state's run time
+    /// when it started, which this test keeps current), its end from when the report appears.
+    #[test]
+    fn evaluations_start_only_within_the_share() {
+        const SHARE: f64 = 0.25;
+        const EVALUATIONS: usize = 3;
+        let root = std::env::temp_dir().join(format!("eval-share-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let cfg = root.join("share.toml");
+        std::fs::write(
+            &cfg,
+            format!(
+                "variant = \"minishogi\"\nmodel = \"b2c16\"\ndevice = \"cpu\"\ngenerations = 1000\n\
+                 steps_per_generation = 10\n[selfplay]\nmax_plies = 40\n\
+                 [evaluation]\ngames = 6\nsimulations = 16\nvs_first = false\nshare = {SHARE}\n"
+            ),
+        )
+        .unwrap();
+        let run = Run::open(&cfg, &root.join("runs"), false).unwrap();
+        let shared = Shared::new(&run, Arc::new(AtomicBool::new(false))).unwrap();
+        let reporter = Reporter::new(None, Box::new(crate::metrics::NoMetrics));
+        let zero = run.model_path(0);
+        let publish = |gen: u64| {
+            let path = run.model_path(gen);
+            std::fs::copy(&zero, &path).unwrap();
+            std::fs::copy(zero.with_extension("json"), path.with_extension("json")).unwrap();
+            shared
+                .update(|s| {
+                    s.generation = gen;
+                    s.best = gen;
+                })
+                .unwrap();
+        };
+        // (start, end) of each evaluation, in seconds since before the evaluator was made.
+        let mut spans: Vec<(f64, f64)> = Vec::new();
+        let t0 = Instant::now();
+        let wall = std::thread::scope(|s| {
+            let ev = s.spawn(|| Evaluator::new(&run, &shared, &reporter).run(None));
+            let mut gen = 0;
+            let mut last_publish = t0;
+            // (A failed test must stop the evaluator first, or the scope would wait for it.)
+            while spans.len() < EVALUATIONS && t0.elapsed() < Duration::from_secs(120) {
+                let now = t0.elapsed().as_secs_f64();
+                if last_publish.elapsed() >= Duration::from_millis(100) {
+                    gen += 1;
+                    publish(gen);
+                    last_publish = Instant::now();
+                }
+                shared.update(|s| s.seconds = now).unwrap();
+                let history = shared.get().history;
+                for h in &history[spans.len()..] {
+                    spans.push((h.seconds, t0.elapsed().as_secs_f64()));
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            shared.stop.store(true, Ordering::SeqCst);
+            ev.join().unwrap().unwrap();
+            t0.elapsed().as_secs_f64()
+        });
+        assert!(spans.len() >= EVALUATIONS, "{spans:?} in {wall:.0} s");
+        // Evaluations follow one another: one ends before the next starts.
+        for k in 1..spans.len() {
+            spans[k - 1].1 = spans[k - 1].1.min(spans[k].0);
+        }
+        eprintln!("evaluations (start, end) in s: {spans:?}");
+        let longest = spans.iter().map(|(a, b)| b - a).fold(0.0, f64::max);
+        assert!(
+            longest > 0.3,
+            "evaluations too short to see the share: {spans:?}"
+        );
+        // The time evaluating before each start (over-estimated by the polling, 10 ms or more
+        // on a loaded machine at each end) is within the share of the time to that start.
+        let slack = |k: usize| 0.2 + 0.05 * k as f64;
+        let mut busy = 0.0;
+        for (k, &(start, end)) in spans.iter().enumerate() {
+            assert!(
+                busy <= SHARE * start + slack(k),
+                "evaluation {k} started at {start:.2} s after {busy:.2} s of evaluations: {spans:?}"
+            );
+            busy += end - start;
+        }
+        // So over the whole run, the evaluator's time stays within the share plus one evaluation.
+        assert!(
+            busy <= SHARE * wall + longest + slack(spans.len()),
+            "{busy:.2} s of evaluations in {wall:.2} s: {spans:?}"
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}

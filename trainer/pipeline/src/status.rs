@@ -115,3 +115,64 @@ pub fn heartbeats(dir: &Path) -> Vec<Heartbeat> {
     v.sort_by(|a: &Heartbeat, b| b.time.total_cmp(&a.time));
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A worker is stale after 30 s without a heartbeat: 29 s is not stale, 31 s is, and a
+    /// stopped worker is stopped however old its last heartbeat.
+    #[test]
+    fn a_worker_is_stale_after_30_seconds_without_a_heartbeat() {
+        let root = std::env::temp_dir().join(format!("status-stale-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let cfg = root.join("stale.toml");
+        std::fs::write(
+            &cfg,
+            "variant = \"minishogi\"\nmodel = \"b2c16\"\ndevice = \"cpu\"\ngenerations = 1\n\
+             steps_per_generation = 1\n",
+        )
+        .unwrap();
+        let run = Run::open(&cfg, &root.join("runs"), false).unwrap();
+        let workers = run.dir.join("workers");
+        std::fs::create_dir_all(&workers).unwrap();
+        let now = now_seconds();
+        for (id, age, stopped) in [
+            ("00000000000000aa", 29.0, false),
+            ("00000000000000bb", 31.0, false),
+            ("00000000000000cc", 3600.0, true),
+        ] {
+            let hb = Heartbeat {
+                id: id.into(),
+                host: "h".into(),
+                pid: 1,
+                threads: 1,
+                games: 0,
+                samples: 0,
+                evals_per_s: 0.0,
+                time: now - age,
+                started: now - 7200.0,
+                stopped,
+                slurm: None,
+                thread_ids: Vec::new(),
+            };
+            let bytes = serde_json::to_vec(&hb).unwrap();
+            std::fs::write(workers.join(format!("{id}.json")), bytes).unwrap();
+        }
+        // The 29 s heartbeat stays under 30 s as long as the report comes within a second.
+        let out = report(&run.dir).unwrap();
+        assert!(now_seconds() - now < 1.0, "the report took over a second");
+        let state = |id: &str| {
+            let line = out.lines().find(|l| l.contains(id)).unwrap_or_else(|| {
+                panic!("no line for worker {id}:\n{out}");
+            });
+            line.split_whitespace().last().unwrap().to_string()
+        };
+        assert!(out.contains("workers: 3"), "{out}");
+        assert_eq!(state("00000000000000aa"), "running", "{out}");
+        assert_eq!(state("00000000000000bb"), "STALE", "{out}");
+        assert_eq!(state("00000000000000cc"), "stopped", "{out}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}

@@ -456,6 +456,9 @@ impl<'a> TrainLoop<'a> {
                 // Stopped from outside (a signal): keep what was trained, the run resumes.
                 if self.t.step > self.last_publish_step {
                     self.publish()?;
+                } else {
+                    // Nothing to publish: the run's time still counts towards `max_minutes`.
+                    self.save_totals(|_| {})?;
                 }
                 return Ok(());
             }
