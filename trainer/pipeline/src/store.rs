@@ -397,6 +397,38 @@ mod tests {
         }
     }
 
+    /// A poll lists only the generation directories whose time changed: every directory the
+    /// first time, none when nothing was written, and only the one that got a shard after.
+    #[test]
+    fn polling_relists_only_the_directories_that_changed() {
+        let dir = std::env::temp_dir().join(format!("store-poll-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let shard = |generation, seq| ShardName {
+            generation,
+            worker: 7,
+            seq,
+            games: 1,
+            samples: 3,
+        };
+        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(10);
+        for g in [1, 2] {
+            let gdir = generation_dir(&dir, g);
+            std::fs::create_dir_all(&gdir).unwrap();
+            std::fs::write(gdir.join(shard(g, 0).file_name()), b"").unwrap();
+            // Old enough to be remembered (a fresh time is listed again, see `is_old`).
+            std::fs::File::open(&gdir).unwrap().set_modified(past).unwrap();
+        }
+        let mut times = DirTimes::default();
+        assert_eq!(list_changed(&dir, &mut times).unwrap().len(), 2);
+        assert!(list_changed(&dir, &mut times).unwrap().is_empty());
+        let gdir = generation_dir(&dir, 2);
+        std::fs::write(gdir.join(shard(2, 1).file_name()), b"").unwrap();
+        let changed = list_changed(&dir, &mut times).unwrap();
+        assert!(changed.iter().all(|s| s.generation == 2), "{changed:?}");
+        assert_eq!(changed.len(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn listing_counts_are_bounded_and_sums_saturate() {
         let dir = std::env::temp_dir().join(format!("store-counts-{}", std::process::id()));
