@@ -35,6 +35,23 @@ pub fn inference_kind(precision: Precision, device: Device) -> Kind {
     }
 }
 
+/// Opens a model file as a search evaluator, the one way every command does: reads and checks
+/// its sidecar (shape and variant, before anything is allocated), builds the network on
+/// `device`, loads the weights, checks that the network reads and writes `expected` (the
+/// encoding the caller's encoder uses) when given, and folds it for inference in `precision`.
+pub fn open_evaluator(
+    path: &std::path::Path,
+    expected: Option<&selfplay::EncodingSpec>,
+    device: Device,
+    precision: Precision,
+) -> crate::Result<(NetEvaluator, crate::ModelMeta)> {
+    let (vs, net, meta) = crate::load_model(path, device)?;
+    if let Some(spec) = expected {
+        crate::check_encoding(&meta, spec, path)?;
+    }
+    Ok((NetEvaluator::with_precision(vs, net, precision), meta))
+}
+
 impl NetEvaluator {
     /// Wraps a loaded network for f32 inference.
     pub fn new(vs: VarStore, net: Network) -> NetEvaluator {
@@ -333,5 +350,28 @@ mod tests {
             (1..=4096).map(|n| padded_rows(n, cuda)).collect();
         assert_eq!(shapes.len(), 7 + 63);
         assert_eq!(padded_rows(200, Device::Cpu), 200);
+    }
+
+    /// `precision`: `auto` (the default) is bf16 on CUDA; f32, f16 and bf16 as named there; the
+    /// CPU always runs f32.
+    #[test]
+    fn precision_resolves_per_device() {
+        let (cuda, cpu) = (Device::Cuda(0), Device::Cpu);
+        assert_eq!(
+            selfplay::SelfPlayConfig::default().precision,
+            Precision::Auto
+        );
+        assert_eq!(inference_kind(Precision::Auto, cuda), Kind::BFloat16);
+        assert_eq!(inference_kind(Precision::Bf16, cuda), Kind::BFloat16);
+        assert_eq!(inference_kind(Precision::F16, cuda), Kind::Half);
+        assert_eq!(inference_kind(Precision::F32, cuda), Kind::Float);
+        for p in [
+            Precision::Auto,
+            Precision::F32,
+            Precision::F16,
+            Precision::Bf16,
+        ] {
+            assert_eq!(inference_kind(p, cpu), Kind::Float, "{p:?}");
+        }
     }
 }

@@ -21,7 +21,7 @@ pub use checkpoint::{
 };
 pub use config::{ModelConfig, OptimizerKind, Schedule, TrainConfig};
 pub use error::{ModelError, Result};
-pub use evaluator::{inference_kind, parse_device, NetEvaluator};
+pub use evaluator::{inference_kind, open_evaluator, parse_device, NetEvaluator};
 pub use export::{export_onnx, export_torchscript, trace};
 pub use net::{InferenceNet, NetShape, Network};
 pub use optim::{decays, grad_norm, Ema, Optimizer};

@@ -1,10 +1,10 @@
 //! Our MCTS in-process, as a player: a network from a model file, or the uniform evaluator.
 
 use anyhow::{bail, Context, Result};
-use model::{check_encoding, load_model, parse_device, NetEvaluator};
+use model::{open_evaluator, parse_device, read_meta};
 use rules::{Move, Position, Variant};
 use search::{Algorithm, Evaluator, Request, Search, SearchConfig, SearchResult, UniformEvaluator};
-use selfplay::Encoder;
+use selfplay::{Encoder, Precision};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -47,20 +47,21 @@ impl Searcher {
             }
             Some(path) => {
                 let device = parse_device(device).map_err(anyhow::Error::msg)?;
-                let (vs, net, meta) = load_model(path, device)
-                    .with_context(|| format!("loading {}", path.display()))?;
+                let meta =
+                    read_meta(path).with_context(|| format!("loading {}", path.display()))?;
                 // The model's own layout (generic or dlshogi), as recorded in its sidecar.
                 let encoder = Encoder::for_spec(variant.clone(), &meta.encoding)
                     .with_context(|| format!("{}", path.display()))?;
-                check_encoding(&meta, &encoder.spec(), path).with_context(|| {
-                    format!(
-                        "{} is a {} model, not one for {}",
-                        path.display(),
-                        meta.variant,
-                        variant.name
-                    )
-                })?;
-                (encoder, Box::new(NetEvaluator::new(vs, net)))
+                let (net, _) = open_evaluator(path, Some(&encoder.spec()), device, Precision::F32)
+                    .with_context(|| {
+                        format!(
+                            "{} is a {} model, not one for {}",
+                            path.display(),
+                            meta.variant,
+                            variant.name
+                        )
+                    })?;
+                (encoder, Box::new(net))
             }
         };
         Ok(Searcher {

@@ -284,12 +284,12 @@ impl Run {
     /// A network of the run as a search evaluator.
     pub fn evaluator(&self, generation: u64) -> Result<model::NetEvaluator> {
         let path = self.model_path(generation);
-        let (vs, net, meta) = model::load_model(&path, self.device)?;
-        model::check_encoding(&meta, &self.encoder.spec(), &path)?;
-        Ok(model::NetEvaluator::with_precision(
-            vs,
-            net,
+        let (net, _) = model::open_evaluator(
+            &path,
+            Some(&self.encoder.spec()),
+            self.device,
             self.cfg.selfplay.precision,
-        ))
+        )?;
+        Ok(net)
     }
 }

@@ -51,11 +51,11 @@
 use crate::variant::load_variant;
 use anyhow::{bail, Context, Result};
 use go::{parse_go, resolve_limits, GoParams};
-use model::{check_encoding, load_model, parse_device, read_meta, ModelMeta, NetEvaluator};
+use model::{check_encoding, open_evaluator, parse_device, read_meta, ModelMeta};
 use options::{Options, DEFAULT_HASH_MIB, DEFAULT_SIMULATIONS};
 use rules::{Position, Variant};
 use search::{Algorithm, Evaluator, SearchConfig, UniformEvaluator};
-use selfplay::Encoder;
+use selfplay::{Encoder, Precision};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -344,16 +344,16 @@ impl UsiEngine {
             Some((path, _)) => {
                 let device = parse_device(&self.opts.device).map_err(anyhow::Error::msg)?;
                 self.apply_threads();
-                let (vs, net, meta) = load_model(path, device)
-                    .with_context(|| format!("loading {}", path.display()))?;
-                check_encoding(&meta, &self.encoder.spec(), path)?;
+                let (net, meta) =
+                    open_evaluator(path, Some(&self.encoder.spec()), device, Precision::F32)
+                        .with_context(|| format!("loading {}", path.display()))?;
                 self.out.send(&format!(
                     "info string loaded {} ({} for {}) on {device:?}",
                     path.display(),
                     meta.model.name,
                     meta.variant
                 ));
-                Box::new(NetEvaluator::new(vs, net))
+                Box::new(net)
             }
         };
         self.net = Some(net);
