@@ -215,12 +215,11 @@ impl Trainer {
     /// The learning rate is the schedule's at this step and at the progress last set.
     pub fn train_step(&mut self, b: &Batch) -> StepStats {
         let lr = self.cfg.lr_at_progress(self.step, self.progress);
-        let amp = self.cfg.mixed_precision && self.device.is_cuda();
+        let compute = compute_kind(&self.cfg, self.device);
+        let amp = compute.is_some();
         // bf16 compute with f32 weights, done by hand: libtorch's autocast switch warns on
         // every call.
-        let (p, v) = self
-            .net
-            .forward_in(&b.inputs, true, amp.then_some(Kind::BFloat16));
+        let (p, v) = self.net.forward_in(&b.inputs, true, compute);
         let (pl, vl) = losses(&p.to_kind(Kind::Float), &v.to_kind(Kind::Float), b);
         let loss = &pl + &vl * self.cfg.value_loss_weight;
         for (_, mut t) in trainable(&self.vs) {
@@ -266,6 +265,12 @@ impl Trainer {
     }
 }
 
+/// The kind a training step computes convolutions and linear layers in: bf16 over the f32
+/// weights under `mixed_precision` on CUDA, else None (f32 throughout).
+pub(crate) fn compute_kind(cfg: &TrainConfig, device: Device) -> Option<Kind> {
+    (cfg.mixed_precision && device.is_cuda()).then_some(Kind::BFloat16)
+}
+
 fn losses(p: &Tensor, v: &Tensor, b: &Batch) -> (Tensor, Tensor) {
     let pl = -(&b.policy * p.log_softmax(-1, Kind::Float))
         .sum_dim_intlist(1, false, Kind::Float)
@@ -274,4 +279,47 @@ fn losses(p: &Tensor, v: &Tensor, b: &Batch) -> (Tensor, Tensor) {
         .sum_dim_intlist(1, false, Kind::Float)
         .mean(Kind::Float);
     (pl, vl)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `mixed_precision = true` is the default; it computes in bf16 on CUDA only (the device
+    /// kind is data here: no GPU needed).
+    #[test]
+    fn mixed_precision_is_the_default_and_means_bf16_on_cuda() {
+        let cfg = TrainConfig::default();
+        assert!(cfg.mixed_precision);
+        assert_eq!(compute_kind(&cfg, Device::Cuda(0)), Some(Kind::BFloat16));
+        assert_eq!(compute_kind(&cfg, Device::Cpu), None);
+        let off = TrainConfig {
+            mixed_precision: false,
+            ..TrainConfig::default()
+        };
+        assert_eq!(compute_kind(&off, Device::Cuda(0)), None);
+    }
+
+    /// A step's forward in bf16 leaves the weights in f32 (run on the CPU, which computes bf16
+    /// convolutions too).
+    #[test]
+    fn bf16_compute_keeps_f32_weights() {
+        let shape = NetShape {
+            planes: 4,
+            ranks: 5,
+            files: 5,
+            policy_planes: 2,
+        };
+        let config = ModelConfig::load("b2c16").unwrap();
+        let t = Trainer::new(&config, shape, TrainConfig::default(), Device::Cpu, 1);
+        let x = Tensor::rand([3, 4, 5, 5], (Kind::Float, Device::Cpu));
+        let (p, v) = t.net.forward_in(&x, true, Some(Kind::BFloat16));
+        assert_eq!((p.kind(), v.kind()), (Kind::BFloat16, Kind::BFloat16));
+        assert_eq!(p.size(), [3, 50]);
+        let vars = t.vs.variables();
+        assert!(!vars.is_empty());
+        for (name, w) in vars {
+            assert_eq!(w.kind(), Kind::Float, "{name}");
+        }
+    }
 }

@@ -266,6 +266,43 @@ fn referee(
     }
 }
 
+/// One player's run of hand results in a consecutive-wins match: its last decisive result and
+/// how many hands in a row ended so; a draw breaks it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Streak {
+    last: Option<Score>,
+    len: u32,
+}
+
+impl Streak {
+    /// Adds a hand's result; returns the match result (the player's `Win` or `Loss`) once
+    /// `need` hands in a row went the same way.
+    pub(crate) fn add(&mut self, s: Score, need: u32) -> Option<Score> {
+        *self = match s {
+            Score::Draw => Streak::default(),
+            s if self.last == Some(s) => Streak {
+                last: Some(s),
+                len: self.len + 1,
+            },
+            s => Streak {
+                last: Some(s),
+                len: 1,
+            },
+        };
+        self.last.filter(|_| self.len >= need)
+    }
+}
+
+/// The colour of the player who was `first` in the first hand, after `hands_before` hands:
+/// hands alternate who moves first (also from one match to the next).
+pub(crate) fn hand_color(first: Color, hands_before: u64) -> Color {
+    if hands_before.is_multiple_of(2) {
+        first
+    } else {
+        first.flip()
+    }
+}
+
 /// Plays `games` games (matches under a consecutive-wins match rule) between `a` and `b`,
 /// colours alternating (A is sente in the first game), each pair of consecutive games
 /// sharing `openings[pair % openings.len()]`. Calls `on_game` after each game with the
@@ -291,28 +328,19 @@ pub fn play_match(
     let mut tally = Tally::default();
     let mut played = 0u64;
     for m in 0..games as u64 {
-        // A's current streak of wins (or losses) and its length.
-        let mut streak: (Score, u32) = (Score::Draw, 0);
+        // A's current streak of wins (or losses).
+        let mut streak = Streak::default();
         for h in 0..max_hands {
             let opening = &openings[(played / 2) as usize % openings.len()];
-            let a_color = if (m + h as u64).is_multiple_of(2) {
-                Color::Sente
-            } else {
-                Color::Gote
-            };
+            let a_color = hand_color(Color::Sente, m + h as u64);
             let game = referee([&mut *a, &mut *b], a_color, opening, settings);
             played += 1;
             let mut g = MatchGame::new(played, m + 1, h + 1, a_color, [&names[0], &names[1]], game);
             let s = g.a_score();
             tally.add_hand(s);
-            streak = match s {
-                Score::Draw => (Score::Draw, 0),
-                s if s == streak.0 => (s, streak.1 + 1),
-                s => (s, 1),
-            };
-            let decided = streak.1 >= need;
-            if decided || h + 1 == max_hands {
-                let r = if decided { streak.0 } else { Score::Draw };
+            let decided = streak.add(s, need);
+            if decided.is_some() || h + 1 == max_hands {
+                let r = decided.unwrap_or(Score::Draw);
                 tally.add(r);
                 g.match_result = Some(r);
             }
@@ -391,14 +419,78 @@ mod tests {
             ..MatchSettings::default()
         };
         let mut hands = 0;
-        let t = play_match(&v, &mut a, &mut b, &settings, &openings, 2, &mut |g, _| {
+        // A's results in the current match, to recompute the rule: two hand wins (or losses)
+        // in a row decide, a draw breaks the streak, drawn after `max_hands`.
+        let mut this_match: Vec<Score> = Vec::new();
+        let t = play_match(&v, &mut a, &mut b, &settings, &openings, 4, &mut |g, _| {
             hands += 1;
             assert!(g.hand <= 3);
+            // Hands alternate who moves first, also from one match to the next.
+            let first = if g.index % 2 == 1 {
+                Color::Sente
+            } else {
+                Color::Gote
+            };
+            assert_eq!(
+                g.a_color, first,
+                "hand {} of match {}",
+                g.hand, g.match_number
+            );
+            if g.hand == 1 {
+                this_match.clear();
+            }
+            this_match.push(g.a_score());
+            let n = this_match.len();
+            let s = this_match[n - 1];
+            let want = if s != Score::Draw && n >= 2 && this_match[n - 2] == s {
+                Some(s)
+            } else if g.hand == 3 {
+                Some(Score::Draw)
+            } else {
+                None
+            };
+            assert_eq!(g.match_result, want, "{this_match:?}");
             true
         })
         .unwrap();
-        assert_eq!(t.n(), 2);
+        assert_eq!(t.n(), 4);
         assert_eq!(t.hands_played(), hands);
-        assert!((2..=6).contains(&hands));
+        assert!((8..=12).contains(&hands));
+    }
+
+    #[test]
+    fn a_draw_breaks_the_streak() {
+        use Score::{Draw, Loss, Win};
+        // The match result after each hand, two hands in a row needed.
+        let results = |hands: &[Score]| {
+            let mut s = Streak::default();
+            hands.iter().map(|&h| s.add(h, 2)).collect::<Vec<_>>()
+        };
+        assert_eq!(results(&[Win, Win]), [None, Some(Win)]);
+        assert_eq!(results(&[Loss, Loss]), [None, Some(Loss)]);
+        assert_eq!(results(&[Win, Draw, Win]), [None, None, None]);
+        assert_eq!(
+            results(&[Win, Draw, Win, Win]),
+            [None, None, None, Some(Win)]
+        );
+        assert_eq!(results(&[Loss, Draw, Loss]), [None, None, None]);
+        assert_eq!(results(&[Win, Loss, Win, Loss]), [None; 4]);
+        assert_eq!(results(&[Win, Loss, Loss]), [None, None, Some(Loss)]);
+        assert_eq!(results(&[Draw, Draw, Draw]), [None; 3]);
+        // Three in a row under `consecutive-wins:3`; one hand under a single-game rule.
+        let mut s = Streak::default();
+        let got = [Win, Win, Draw, Win, Win, Win].map(|h| s.add(h, 3));
+        assert_eq!(got, [None, None, None, None, None, Some(Win)]);
+        assert_eq!(Streak::default().add(Loss, 1), Some(Loss));
+        assert_eq!(Streak::default().add(Draw, 1), None);
+    }
+
+    #[test]
+    fn hands_alternate_who_moves_first() {
+        use Color::{Gote, Sente};
+        let a: Vec<Color> = (0..5).map(|h| hand_color(Sente, h)).collect();
+        assert_eq!(a, [Sente, Gote, Sente, Gote, Sente]);
+        let b: Vec<Color> = (0..3).map(|h| hand_color(Gote, h)).collect();
+        assert_eq!(b, [Gote, Sente, Gote]);
     }
 }

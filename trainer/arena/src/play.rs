@@ -7,7 +7,9 @@
 //! rule (hand shogi) hands are played with alternating first player until one side has won the
 //! required number in a row (a draw breaks the streak; drawn after [`MAX_HANDS`] hands).
 
+use crate::matches::{hand_color, Streak};
 use crate::searcher::Searcher;
+use crate::tally::Score;
 use anyhow::Result;
 use rules::{Color, MatchRule, Position};
 use std::io::{BufRead, Write};
@@ -170,29 +172,33 @@ pub fn play_human(
                 out,
                 "match: the first to win {n} hands in a row wins (drawn after {MAX_HANDS} hands)"
             )?;
-            let mut streak: (i32, u32) = (0, 0);
-            let mut human = first;
+            // The human's streak, under the arena's rule (a draw breaks it).
+            let mut streak = Streak::default();
             let mut decided = false;
             for h in 1..=MAX_HANDS {
                 writeln!(out, "\nhand {h}")?;
+                let human = hand_color(first, u64::from(h - 1));
                 let Some(s) = play_hand(start, human, engine, input, out)? else {
                     return Ok(());
                 };
-                streak = match s {
-                    0 => (0, 0),
-                    s if s == streak.0 => (s, streak.1 + 1),
-                    s => (s, 1),
+                let s = match s {
+                    1 => Score::Win,
+                    0 => Score::Draw,
+                    _ => Score::Loss,
                 };
-                if streak.1 >= n {
+                if let Some(r) = streak.add(s, n) {
                     writeln!(
                         out,
                         "match result: {}",
-                        if streak.0 == 1 { "you win" } else { "you lose" }
+                        if r == Score::Win {
+                            "you win"
+                        } else {
+                            "you lose"
+                        }
                     )?;
                     decided = true;
                     break;
                 }
-                human = human.flip();
             }
             if !decided {
                 writeln!(out, "match result: drawn after {MAX_HANDS} hands")?;
@@ -232,5 +238,37 @@ mod tests {
         assert!(out.contains("you play 5d5c"), "{out}");
         assert!(out.contains("engine (gote) plays"), "{out}");
         assert!(out.ends_with("quit\n"), "{out}");
+    }
+
+    /// Hand shogi's match rule in a session: hands alternate the human's side, and a win and a
+    /// loss in turn never make two in a row, so the match is drawn after [`MAX_HANDS`] hands.
+    #[test]
+    fn hand_shogi_sessions_alternate_sides_under_the_match_rule() {
+        let v = Arc::new(Variant::builtin("hand").unwrap());
+        // Sente to move is mated (golds on 1h and 2g): gote wins every hand at once.
+        let start = Position::from_sfen(&v, "k8/9/9/9/9/9/7g1/8g/8K b - 1").unwrap();
+        assert!(start
+            .outcome()
+            .is_some_and(|o| o.winner == Some(Color::Gote)));
+        let mut engine = Searcher::new(&v, None, 2, "cpu").unwrap();
+        let mut input: &[u8] = b"";
+        let mut out = Vec::new();
+        play_human(&start, Color::Sente, &mut engine, &mut input, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let sides: Vec<&str> = out
+            .lines()
+            .filter_map(|l| l.strip_prefix("you play "))
+            .collect();
+        let want: Vec<&str> = (0..MAX_HANDS)
+            .map(|h| if h % 2 == 0 { "sente" } else { "gote" })
+            .collect();
+        assert_eq!(sides, want, "{out}");
+        assert_eq!(out.matches("(you lose)").count(), 5, "{out}");
+        assert_eq!(out.matches("(you win)").count(), 5, "{out}");
+        assert!(
+            out.ends_with(&format!("match result: drawn after {MAX_HANDS} hands\n")),
+            "{out}"
+        );
+        assert!(!out.contains("engine ("), "{out}");
     }
 }

@@ -599,3 +599,7 @@ mod tests {
         std::fs::remove_dir_all(&root).unwrap();
     }
 }
+
+#[cfg(test)]
+#[path = "eval_keys_tests.rs"]
+mod keys_tests;

@@ -632,3 +632,7 @@ mod tests {
         std::fs::remove_dir_all(&root).unwrap();
     }
 }
+
+#[cfg(test)]
+#[path = "train_publish_tests.rs"]
+mod publish_tests;

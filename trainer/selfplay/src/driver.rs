@@ -751,3 +751,168 @@ fn end_game(
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rules::Variant;
+    use std::sync::Arc;
+
+    /// The move self-play plays at ply `ply` (the first legal move played `ply` times from
+    /// minishogi's start) after a full Gumbel search with a uniform network, whose improved
+    /// policy is uniform over the legal moves; with the search's sequential-halving winner.
+    fn played_and_best(cfg: &SelfPlayConfig, ply: usize, seed: u64) -> (Move, Move) {
+        let variant = Arc::new(Variant::builtin("minishogi").unwrap());
+        let encoder = Encoder::new(variant.clone());
+        let mut pos = Position::start(variant);
+        let mut moves = Vec::new();
+        for _ in 0..ply {
+            let mv = pos.legal_moves()[0];
+            moves.push(pos.move_to_usi(mv));
+            pos.make_move(mv);
+        }
+        let search = SearchConfig {
+            algorithm: Algorithm::Gumbel,
+            ..SearchConfig::default()
+        };
+        let mut s = Search::new(search, pos.clone(), seed);
+        s.start(16, true);
+        while !s.finished() {
+            if s.select() {
+                let n = s.leaf_moves().len();
+                s.expand(&vec![0.0; n], [1.0 / 3.0; 3]);
+            }
+        }
+        let best = s.result().best;
+        let mut game = Game {
+            searches: vec![s],
+            sente_eval: 0,
+            index: 0,
+            tag: 0,
+            ev: 0,
+            record: GameRecord {
+                start_sfen: String::new(),
+                moves,
+                targets: vec![None; ply],
+                result: rules::GameResult::Draw,
+                reason: String::new(),
+            },
+            full: true,
+            no_resign: false,
+            low_streak: [0; 2],
+            would_resign: [false; 2],
+        };
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut stats = PlayStats::default();
+        let end = finish_move(
+            &encoder,
+            &mut game,
+            cfg,
+            &[Algorithm::Gumbel],
+            Mode::SelfPlay,
+            usize::MAX,
+            &mut rng,
+            &mut stats,
+        );
+        assert!(end.is_none(), "the game ended at ply {ply}");
+        let played = pos.parse_usi(&game.record.moves[ply]).unwrap();
+        (played, best)
+    }
+
+    /// `gumbel_sample_plies` (default 0) plays a game's first plies by sampling the improved
+    /// policy with `gumbel_temperature` instead of the sequential-halving winner; later plies,
+    /// and every ply with the key at 0 or at temperature 0, play the winner.
+    #[test]
+    fn gumbel_sample_plies_sample_the_improved_policy_in_the_first_plies_only() {
+        assert_eq!(SelfPlayConfig::default().gumbel_sample_plies, 0);
+        let off = SelfPlayConfig {
+            resign_consecutive: 0,
+            ..SelfPlayConfig::default()
+        };
+        let on = SelfPlayConfig {
+            gumbel_sample_plies: 4,
+            gumbel_temperature: 1.0,
+            ..off.clone()
+        };
+        let cold = SelfPlayConfig {
+            gumbel_temperature: 0.0,
+            ..on.clone()
+        };
+        const SEEDS: u64 = 24;
+        for ply in [0, 3] {
+            let mut sampled = 0;
+            for seed in 0..SEEDS {
+                let (played, best) = played_and_best(&off, ply, seed);
+                assert_eq!(played, best, "key 0, ply {ply}, seed {seed}");
+                let (played, best) = played_and_best(&cold, ply, seed);
+                assert_eq!(played, best, "temperature 0, ply {ply}, seed {seed}");
+                let (played, best) = played_and_best(&on, ply, seed);
+                sampled += usize::from(played != best);
+            }
+            // A uniform improved policy over minishogi's 14 or so moves: the winner is drawn
+            // about one time in 14.
+            assert!(
+                sampled >= SEEDS as usize / 2,
+                "ply {ply}: only {sampled} of {SEEDS} moves differ from the winner"
+            );
+        }
+        for ply in [4, 5] {
+            for seed in 0..SEEDS {
+                let (played, best) = played_and_best(&on, ply, seed);
+                assert_eq!(
+                    played, best,
+                    "ply {ply} (past the sampled plies), seed {seed}"
+                );
+            }
+        }
+    }
+
+    /// The defaults of the `[selfplay]` keys that depend on the machine and the device, resolved
+    /// for a CUDA device and for the CPU (the device kind is passed as data: no GPU needed).
+    #[test]
+    fn device_dependent_defaults_resolve_as_documented() {
+        let d = SelfPlayConfig::default();
+        assert_eq!(
+            (d.threads, d.inference, d.max_batch, d.pipeline, d.precision),
+            (0, Inference::Auto, 0, 0, Precision::Auto)
+        );
+        // threads = 0: the machine's cores.
+        let cores = std::thread::available_parallelism().unwrap().get();
+        assert_eq!(d.search_threads(), cores);
+        let three = SelfPlayConfig {
+            threads: 3,
+            ..d.clone()
+        };
+        assert_eq!(three.search_threads(), 3);
+        // inference = "auto": a server on CUDA, inline on the CPU; an explicit mode holds on both.
+        assert!(d.uses_server(true) && !d.uses_server(false));
+        for cuda in [false, true] {
+            let mode = |inference| SelfPlayConfig {
+                inference,
+                ..d.clone()
+            };
+            assert!(mode(Inference::Server).uses_server(cuda));
+            assert!(!mode(Inference::Inline).uses_server(cuda));
+        }
+        // pipeline = 0: two groups a thread with a server (double buffering), one inline.
+        assert_eq!((d.groups(true), d.groups(false)), (2, 1));
+        let four = SelfPlayConfig {
+            pipeline: 4,
+            ..d.clone()
+        };
+        assert_eq!((four.groups(true), four.groups(false)), (4, 4));
+        // max_batch = 0: threads x parallel_games; else as given.
+        let c = SelfPlayConfig {
+            threads: 3,
+            parallel_games: 48,
+            ..d.clone()
+        };
+        assert_eq!(c.server_batch(), 3 * 48);
+        assert_eq!(d.server_batch(), cores * d.parallel_games);
+        let capped = SelfPlayConfig {
+            max_batch: 100,
+            ..c
+        };
+        assert_eq!(capped.server_batch(), 100);
+    }
+}

@@ -373,4 +373,69 @@ mod tests {
         assert_eq!(cp_of(-0.5), -cp_of(0.5));
         assert!(cp_of(1.0) > 5000 && cp_of(1.0) < 6000);
     }
+
+    /// A number in [-1, 1) from a text (FNV-1a): a fixed pseudo-random network.
+    fn noise(text: &str) -> f32 {
+        let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        (h >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+
+    /// `bestmove X ponder Y`: Y is the reply to X with the most visits in the tree, compared
+    /// with the visits of the tree kept after playing X; under a network whose priors often
+    /// disagree with the visits.
+    #[test]
+    fn the_ponder_move_is_the_most_visited_reply() {
+        let v = std::sync::Arc::new(rules::Variant::builtin("minishogi").unwrap());
+        let mut prior_differs = 0;
+        for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+            for seed in 0..6u64 {
+                let config = SearchConfig {
+                    algorithm,
+                    reuse_tree: true,
+                    ..SearchConfig::default()
+                };
+                let mut search = Search::new(config, Position::start(v.clone()), seed);
+                search.start(600, false);
+                while !search.finished() {
+                    if search.select() {
+                        let pos = search.leaf_position();
+                        let sfen = format!("{seed} {}", pos.to_sfen());
+                        let logits: Vec<f32> = search
+                            .leaf_moves()
+                            .iter()
+                            .map(|&m| 3.0 * noise(&format!("{sfen} {}", pos.move_to_usi(m))))
+                            .collect();
+                        let w = (1.0 + 0.8 * noise(&sfen)) / 2.0;
+                        search.expand(&logits, [w, 0.0, 1.0 - w]);
+                    }
+                }
+                let best = search.result().best;
+                let replies = search.replies(best);
+                let got = ponder_move(&search, best).expect("a searched reply");
+                let top_prior = replies
+                    .iter()
+                    .max_by(|a, b| a.2.total_cmp(&b.2))
+                    .map(|r| r.1)
+                    .unwrap();
+                let mut after = search.root().clone();
+                after.make_move(best);
+                search.play(best);
+                let kept = search.result();
+                let most = *kept.visits.iter().max().unwrap();
+                assert!(most > 1, "{algorithm:?} seed {seed}: {:?}", kept.visits);
+                let i = kept
+                    .moves
+                    .iter()
+                    .position(|&m| after.move_to_usi(m) == got)
+                    .expect("the ponder move is a legal reply");
+                assert_eq!(kept.visits[i], most, "{algorithm:?} seed {seed}: {got}");
+                prior_differs += usize::from(top_prior < most);
+            }
+        }
+        // The network's first choice is not always the most visited reply, so the test tells
+        // the two apart.
+        assert!(prior_differs > 0);
+    }
 }
