@@ -17,7 +17,7 @@
 //! start) end where they began: `f6g7,g7f6`. Three squares run together (`f6g7h8`, the USI
 //! shape) are read as well.
 
-use rules::{Color, Move, Position, Variant};
+use rules::{Move, Variant};
 #[cfg(test)]
 use std::sync::Arc;
 
@@ -120,36 +120,13 @@ pub fn fsf_to_usi(v: &Variant, token: &str) -> Option<String> {
     }
 }
 
-/// Fairy-Stockfish's FEN of a position: the SFEN board, the hands in brackets (one letter
-/// per piece, sente's uppercase), then its side letter (`w` for sente, `b` for gote).
-pub fn to_fsf_fen(pos: &Position) -> String {
-    let sfen = pos.to_sfen();
-    let f: Vec<&str> = sfen.split(' ').collect();
-    let mut hand = String::new();
-    let mut count = 0usize;
-    if f.get(2).is_some_and(|h| *h != "-") {
-        for c in f[2].chars() {
-            if let Some(d) = c.to_digit(10) {
-                count = count * 10 + d as usize;
-            } else {
-                for _ in 0..count.max(1) {
-                    hand.push(c);
-                }
-                count = 0;
-            }
-        }
-    }
-    let side = if pos.side_to_move() == Color::Sente {
-        "w"
-    } else {
-        "b"
-    };
-    format!("{}[{}] {} - - 0 1", f[0], hand, side)
-}
+/// Fairy-Stockfish's FEN of a position: the rules crate's one writer of it.
+pub use rules::fsf::to_fsf_fen;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rules::Position;
 
     #[test]
     fn fsf_notation() {
