@@ -251,7 +251,10 @@ fn hcpe_reads_back_with_cshogi_as_our_records() {
         let eval: f64 = f[2].parse().unwrap();
         let p = ((1.0 + *value as f64) / 2.0).clamp(0.0, 1.0);
         let want = (756.086_496_295_176_2 * (p / (1.0 - p)).ln()).clamp(-30_000.0, 30_000.0);
-        assert!((eval - want).abs() <= 1.0, "{line}: value {value} scores {want:.1}");
+        assert!(
+            (eval - want).abs() <= 1.0,
+            "{line}: value {value} scores {want:.1}"
+        );
     }
 }
 

@@ -416,7 +416,10 @@ mod tests {
             std::fs::create_dir_all(&gdir).unwrap();
             std::fs::write(gdir.join(shard(g, 0).file_name()), b"").unwrap();
             // Old enough to be remembered (a fresh time is listed again, see `is_old`).
-            std::fs::File::open(&gdir).unwrap().set_modified(past).unwrap();
+            std::fs::File::open(&gdir)
+                .unwrap()
+                .set_modified(past)
+                .unwrap();
         }
         let mut times = DirTimes::default();
         assert_eq!(list_changed(&dir, &mut times).unwrap().len(), 2);
