@@ -1000,12 +1000,14 @@ fn the_variants_readme_documents_every_key() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The layout (README, "Layout": `model` is the only crate linking libtorch).
+// The layout (README, "Layout": `model` is the only crate that uses libtorch directly).
 
 #[test]
 fn only_the_model_crate_depends_on_tch() {
     let readme = prose("README.md");
-    assert!(readme.contains("| `model/` | crate `model`: the only crate linking libtorch:"));
+    assert!(readme.contains(
+        "| `model/` | crate `model`: the only crate that uses libtorch (`tch`) directly:"
+    ));
     // The members' manifests: no other crate names tch in any dependency table (normal,
     // dev, build, per target).
     let workspace: toml::Value = toml::from_str(&read("Cargo.toml")).unwrap();

@@ -129,3 +129,25 @@ fn short_matches_swing_by_hundreds_of_elo() {
     let e = selfplay::elo_estimate(20, 0, 20);
     assert!(e.high - e.low > 150.0);
 }
+
+/// The binary runs without `LD_LIBRARY_PATH`: its rpath points at the pinned libtorch.
+#[test]
+fn the_binary_finds_libtorch_without_ld_library_path() {
+    let o = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args([
+            "init",
+            "--variant",
+            "minishogi",
+            "--model",
+            "b2c16",
+            "--out",
+        ])
+        .arg(
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+                .join(format!("docs-rpath-{}.safetensors", std::process::id())),
+        )
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
