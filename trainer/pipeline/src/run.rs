@@ -206,9 +206,14 @@ impl Run {
     /// Fails with the path and the OS reason when the run directory cannot be written (a
     /// read-only or full disk), before any role starts.
     pub fn check_writable(&self) -> Result<()> {
-        let probe = self.dir.join(format!(".tmp-probe-{}", std::process::id()));
+        // Not a temporary name: a trainer starting at the same moment removes those, and the
+        // probe vanishing under a worker must not read as a read-only directory.
+        let probe = self.dir.join(format!(".probe-{}", std::process::id()));
         std::fs::write(&probe, b"probe")
-            .and_then(|_| std::fs::remove_file(&probe))
+            .and_then(|_| match std::fs::remove_file(&probe) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                other => other,
+            })
             .with_context(|| format!("the run directory {} is not writable", self.dir.display()))
     }
 
