@@ -13,7 +13,8 @@ fi
 # Fairy-Stockfish: the external engine of the perft cross-checks and the arena tests.
 scripts/ensure-apt.sh fairy-stockfish fairy-stockfish -- the Fairy-Stockfish cross-checks
 # A current Fairy-Stockfish, built to WebAssembly and run by node (pinned npm package in
-# .local/fsf-wasm), for the variants 11.1 lacks; under CI a failed install fails the run.
+# .local/fsf-wasm), for the variants 11.1 lacks and the NNUE tests; under CI a failed install
+# fails the run.
 scripts/ensure-apt.sh node nodejs -- the Fairy-Stockfish WebAssembly cross-checks
 scripts/ensure-apt.sh npm npm -- the Fairy-Stockfish WebAssembly cross-checks
 scripts/ensure-fsf-wasm.sh >/dev/null

@@ -11,6 +11,7 @@ mod error;
 mod evaluator;
 mod export;
 mod net;
+pub mod nnue;
 mod optim;
 mod train;
 

@@ -9,6 +9,8 @@ use std::path::PathBuf;
 pub enum DataFormat {
     /// dlshogi's training records (38 bytes a position; standard shogi only).
     Hcpe,
+    /// Fairy-Stockfish's plain text training data (variant-nnue-tools' `learn convert`).
+    FsfPlain,
 }
 
 /// `trainer export-data` arguments.
@@ -27,6 +29,10 @@ pub struct ExportDataArgs {
     /// Output file.
     #[arg(long)]
     out: PathBuf,
+    /// For fsf-plain: the Fairy-Stockfish variant (default: the run's variant's built-in
+    /// counterpart, else our export `<variant>-export`).
+    #[arg(long)]
+    fsf_variant: Option<String>,
 }
 
 /// Runs `trainer export-data`.
@@ -38,6 +44,16 @@ pub fn export_data(a: ExportDataArgs) -> Result<()> {
     };
     let s = match a.format {
         DataFormat::Hcpe => pipeline::export::export_hcpe(&run, generations, &a.out)?,
+        DataFormat::FsfPlain => {
+            let (s, name) = pipeline::fsfdata::export_fsf_plain(
+                &run,
+                generations,
+                a.fsf_variant.as_deref(),
+                &a.out,
+            )?;
+            eprintln!("positions of Fairy-Stockfish's {name} (UCI_Variant {name})");
+            s
+        }
     };
     println!(
         "wrote {} positions from {} games to {}{}",

@@ -7,6 +7,7 @@ mod evalcmd;
 mod exportcmd;
 mod laddercmd;
 mod netcmd;
+mod nnuecmd;
 mod play;
 mod rulescmd;
 mod usi;
@@ -124,7 +125,7 @@ enum Command {
         /// Variant (as for perft).
         #[arg(long)]
         variant: String,
-        /// Network shape: a file of configs/models (b2c16, b6c64, b10c128) or a path.
+        /// Network shape: a file of configs/models (b2c16, b4c32, b6c64, b10c128) or a path.
         #[arg(long, default_value = "b6c64")]
         model: String,
         /// Output weights file (.safetensors; the sidecar .json is written next to it).
@@ -159,8 +160,12 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Export a run's self-play positions for another trainer: dlshogi's hcpe records.
+    /// Export a run's self-play positions for another trainer: dlshogi's hcpe records or
+    /// Fairy-Stockfish's plain text data.
     ExportData(exportcmd::ExportDataArgs),
+    /// Train a network for Fairy-Stockfish (its NNUE architecture, .nnue file) on a run's
+    /// self-play positions, their search values and game results.
+    Nnue(nnuecmd::NnueArgs),
     /// Export a variant's rules for another engine: a Fairy-Stockfish variants.ini section (or
     /// an error naming each rule it cannot express).
     ExportVariant(exportcmd::ExportVariantArgs),
@@ -272,6 +277,7 @@ fn main() {
         Command::Eval(a) => evalcmd::run(a),
         Command::ExportData(a) => exportcmd::export_data(a),
         Command::ExportVariant(a) => exportcmd::export_variant(a),
+        Command::Nnue(a) => nnuecmd::run(a),
         Command::Play(a) => play::run(a),
         Command::Bench { what } => bench::run(what),
         Command::Ladder { what } => laddercmd::run(what),
