@@ -6,7 +6,7 @@
 //! selfplay` worker's heartbeats and its clean stop on SIGINT; `--resume` without a run.
 
 mod common;
-use common::{state, wait_exit};
+use common::{state, text, wait_exit};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -20,14 +20,6 @@ fn trainer(args: &[&str]) -> Output {
         .env("OMP_WAIT_POLICY", "PASSIVE")
         .output()
         .expect("run trainer")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 fn s(p: &Path) -> &str {

@@ -5,7 +5,7 @@
 //! model or an existing file without `--force`, and `bench nn --weights` measures those weights.
 
 mod common;
-use common::{init_model, state};
+use common::{init_model, state, text};
 
 use serde_json::{json, Value};
 use std::io::Write;
@@ -14,11 +14,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn root(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("hostile", name)
 }
 
 /// Runs `trainer ARGS` (with `stdin` as its input) from the repository root; fails the test
@@ -48,14 +44,6 @@ fn trainer_in(args: &[&str], stdin: &str, limit: Duration) -> Output {
 
 fn trainer(args: &[&str]) -> Output {
     trainer_in(args, "", Duration::from_secs(120))
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 fn ok(o: Output, what: &str) -> String {

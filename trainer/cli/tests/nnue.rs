@@ -1,6 +1,6 @@
 //! Networks for Fairy-Stockfish checked with Fairy-Stockfish itself: the current release built
-//! to WebAssembly (npm `fairy-stockfish-nnue.wasm`, run by `node` through fsf-nnue-uci.js next
-//! to this file) loads our `.nnue` files, its static `eval` of 100 positions per variant
+//! to WebAssembly (npm `fairy-stockfish-nnue.wasm`, run by `node` through scripts/fsf-wasm-uci.js)
+//! loads our `.nnue` files, its static `eval` of 100 positions per variant
 //! equals our integer inference digit for digit, a network `trainer nnue` trained on a tiny
 //! run plays a match against the classical evaluation to the end, and every position of
 //! `export-data --format fsf-plain` reads back in the engine as the position we wrote, with our
@@ -62,7 +62,7 @@ fn engine_command() -> Option<(PathBuf, Vec<String>)> {
         common::skip("node is not installed (it runs the Fairy-Stockfish WebAssembly build)");
         return None;
     };
-    let wrapper = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fsf-nnue-uci.js");
+    let wrapper = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/fsf-wasm-uci.js");
     let args = vec![
         // Node 18 and later fetch the .wasm with `fetch` unless told not to (fails on a path).
         "--no-experimental-fetch".to_string(),

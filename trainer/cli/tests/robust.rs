@@ -5,12 +5,12 @@
 //! leave no temporary file.
 
 mod common;
-use common::state;
+use common::{state, text, trainer_within as trainer};
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn config(name: &str, generations: u64) -> String {
     format!(
@@ -47,30 +47,7 @@ games = 0
 }
 
 fn root(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("robust-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Runs `trainer ARGS` with a time limit; returns its output and whether it ended in time.
-fn trainer(args: &[&str], limit: Duration) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t.elapsed() > limit {
-            let _ = child.kill();
-            panic!("trainer {args:?} did not end within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
+    common::fresh_dir("robust", name)
 }
 
 fn run(cfg: &Path, runs: &Path) -> Output {
@@ -83,14 +60,6 @@ fn run(cfg: &Path, runs: &Path) -> Output {
             runs.to_str().unwrap(),
         ],
         Duration::from_secs(300),
-    )
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
     )
 }
 

@@ -151,7 +151,7 @@ pub const WASM_PACKAGE: &str = ".local/fsf-wasm/node_modules/fairy-stockfish-nnu
 
 /// A current Fairy-Stockfish: the WebAssembly build of the npm package `fairy-stockfish-nnue.wasm`
 /// (large boards, every built-in variant, pieces defined by Betza in `variants.ini`), run by
-/// `node` through `fsf-wasm-uci.js` next to this file, which speaks UCI on stdin and stdout and
+/// `node` through `scripts/fsf-wasm-uci.js`, which speaks UCI on stdin and stdout and
 /// copies the file of `setoption name VariantPath` into the engine's in-memory file system.
 /// `$FAIRY_STOCKFISH_WASM` names another build's folder (its `stockfish.js` and
 /// `stockfish.wasm`), `$NODE` another node. Without the package or node the caller's test says
@@ -186,7 +186,7 @@ pub fn wasm_engine_or_skip() -> Option<Launch> {
         eprintln!("skipped: {missing}");
         return None;
     }
-    let wrapper = crate_dir.join("tests/common/fsf-wasm-uci.js");
+    let wrapper = crate_dir.join("../../scripts/fsf-wasm-uci.js");
     Some(Launch {
         program: node.unwrap(),
         // Node 18 and later fetch the .wasm file with `fetch` unless told not to, which fails

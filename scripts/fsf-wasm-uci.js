@@ -1,5 +1,6 @@
-// Fairy-Stockfish's WebAssembly build as a UCI engine on stdin and stdout, with networks:
-//   node --no-experimental-fetch fsf-nnue-uci.js PACKAGE_DIR
+// Fairy-Stockfish's WebAssembly build as a UCI engine on stdin and stdout, with variant files
+// and networks read from the host (the perft cross-checks and the NNUE tests run it):
+//   node --no-experimental-fetch scripts/fsf-wasm-uci.js .local/fsf-wasm/node_modules/fairy-stockfish-nnue.wasm
 // PACKAGE_DIR holds the build's stockfish.js and stockfish.wasm (the npm package
 // fairy-stockfish-nnue.wasm). The engine reads files from its in-memory file system only, so
 // this copies the file named by `setoption name VariantPath value FILE` or
