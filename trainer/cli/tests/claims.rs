@@ -517,12 +517,15 @@ fn sample_reuse_bounds_the_draws_per_sample() {
             (steps * BATCH) as f64 <= 0.5 * samples as f64,
             "{steps} steps of {BATCH} drew more than half of {samples} samples: {pubs:?}"
         );
-        // The trainer is faster than self-play: it is held back by the bound, not below it.
-        assert!(
-            (steps * BATCH) as f64 >= 0.25 * samples as f64,
-            "{steps} steps of {BATCH} for {samples} samples: the bound did not bind: {pubs:?}"
-        );
     }
+    // The trainer is faster than self-play, so the bound holds it back: at some publication it
+    // has drawn nearly all it may (not at every one: on a loaded machine self-play can run ahead
+    // for a while).
+    assert!(
+        pubs.iter()
+            .any(|&(steps, samples)| (steps * BATCH) as f64 >= 0.4 * samples as f64),
+        "the bound never held the trainer back: {pubs:?}"
+    );
     let s = state(&run);
     assert_eq!(u(&s["steps"]), 90);
     assert!((u(&s["steps"]) * BATCH) as f64 <= 0.5 * u(&s["total_samples"]) as f64);
