@@ -891,55 +891,9 @@ fn hcpe_exports_a_standard_shogi_run_in_our_own_layout() {
 // ---------------------------------------------------------------------------------------------
 // The variant keys (README, "Variants": `configs/variants/README.md` documents every key).
 
-/// Every leaf key of the spec types, as `a.b` and `pieces[].c` (a spec with every optional
-/// part present, serialized).
-fn spec_keys() -> BTreeSet<String> {
-    use rules::{DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec};
-    use rules::{PromotionSpec, VariantSpec};
-    use serde_json::Value;
-    let piece = PieceSpec {
-        lion: true,
-        promoted: Some(PromotedSpec {
-            royal: true,
-            lion: true,
-            ..Default::default()
-        }),
-        drop: Some(PieceDropSpec::default()),
-        ..Default::default()
-    };
-    let spec = VariantSpec {
-        pieces: Some(vec![piece]),
-        promotion: Some(PromotionSpec::default()),
-        drops: Some(DropSpec::default()),
-        end: Some(EndSpec::default()),
-        lions: Some(LionSpec::default()),
-        ..Default::default()
-    };
-    fn walk(prefix: &str, v: &Value, out: &mut BTreeSet<String>) {
-        match v {
-            Value::Object(map) => {
-                for (k, v) in map {
-                    let path = match prefix {
-                        "" => k.clone(),
-                        p => format!("{p}.{k}"),
-                    };
-                    walk(&path, v, out);
-                }
-            }
-            Value::Array(items) if items.iter().any(Value::is_object) => {
-                for item in items {
-                    walk(&format!("{prefix}[]"), item, out);
-                }
-            }
-            _ => {
-                out.insert(prefix.to_string());
-            }
-        }
-    }
-    let mut out = BTreeSet::new();
-    walk("", &serde_json::to_value(&spec).unwrap(), &mut out);
-    out
-}
+#[path = "../../rules/tests/support/spec_keys.rs"]
+mod spec_keys;
+use spec_keys::spec_keys;
 
 /// The keys documented by the two key tables of configs/variants/README.md.
 fn documented_keys() -> BTreeSet<String> {

@@ -9,7 +9,6 @@
 
 use rules::fsf::to_fsf_ini;
 use rules::{perft, Position, Variant, VariantSpec};
-use rules::{DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec, PromotionSpec};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -196,51 +195,9 @@ fn entries() -> Vec<Entry> {
     v
 }
 
-/// Every leaf key of the spec types, as `a.b` and `pieces[].c`.
-fn spec_keys() -> BTreeSet<String> {
-    let piece = PieceSpec {
-        lion: true,
-        promoted: Some(PromotedSpec {
-            royal: true,
-            lion: true,
-            ..Default::default()
-        }),
-        drop: Some(PieceDropSpec::default()),
-        ..Default::default()
-    };
-    let spec = VariantSpec {
-        pieces: Some(vec![piece]),
-        promotion: Some(PromotionSpec::default()),
-        drops: Some(DropSpec::default()),
-        end: Some(EndSpec::default()),
-        lions: Some(LionSpec::default()),
-        ..Default::default()
-    };
-    fn walk(prefix: &str, v: &Value, out: &mut BTreeSet<String>) {
-        match v {
-            Value::Object(map) => {
-                for (k, v) in map {
-                    let path = match prefix {
-                        "" => k.clone(),
-                        p => format!("{p}.{k}"),
-                    };
-                    walk(&path, v, out);
-                }
-            }
-            Value::Array(items) if items.iter().any(Value::is_object) => {
-                for item in items {
-                    walk(&format!("{prefix}[]"), item, out);
-                }
-            }
-            _ => {
-                out.insert(prefix.to_string());
-            }
-        }
-    }
-    let mut out = BTreeSet::new();
-    walk("", &serde_json::to_value(&spec).unwrap(), &mut out);
-    out
-}
+#[path = "support/spec_keys.rs"]
+mod spec_keys;
+use spec_keys::spec_keys;
 
 /// `pieces[X].a.b` -> `pieces[].a.b`.
 fn generic(key: &str) -> String {
