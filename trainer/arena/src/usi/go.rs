@@ -6,8 +6,11 @@ use std::time::Duration;
 /// Most simulations a time- or stop-limited search adds to its tree (memory bound: a shogi
 /// node with its edges takes a few KB).
 pub const MAX_TREE_SIMULATIONS: u64 = 400_000;
-/// Safety margin kept on the clock.
+/// Safety margin kept on the clock (a GUI's byoyomi is strict).
 const MARGIN_MS: u64 = 100;
+/// What `movetime T` leaves unused: the time to send the answer. Stockfish stops at `T`
+/// itself; a margin of the clock's size would leave a 100 ms search no time at all.
+const MOVETIME_MARGIN_MS: u64 = 10;
 /// Fraction of the remaining time spent on one move (1 / this).
 const TIME_DIVISOR: u64 = 30;
 /// Shortest time search.
@@ -125,7 +128,7 @@ pub(crate) fn resolve_limits(p: &GoParams, default_simulations: u32, side: Color
     let time_ms = if infinite {
         None
     } else if let Some(mt) = p.movetime {
-        Some(mt.saturating_sub(MARGIN_MS).max(MIN_THINK_MS))
+        Some(mt.saturating_sub(MOVETIME_MARGIN_MS).max(MIN_THINK_MS))
     } else if remaining.is_some() || p.byoyomi.is_some() || inc.is_some() {
         let remaining = remaining.unwrap_or(0);
         let inc = inc.unwrap_or(0);
@@ -174,7 +177,9 @@ mod tests {
         let l = resolve_limits(&go("btime 50 wtime 50"), 200, Color::Sente);
         assert_eq!(l.time, Some(Duration::from_millis(MIN_THINK_MS)));
         let l = resolve_limits(&go("movetime 1000"), 200, Color::Sente);
-        assert_eq!(l.time, Some(Duration::from_millis(900)));
+        assert_eq!(l.time, Some(Duration::from_millis(990)));
+        let l = resolve_limits(&go("movetime 100"), 200, Color::Sente);
+        assert_eq!(l.time, Some(Duration::from_millis(90)));
         let l = resolve_limits(&go(""), 200, Color::Sente);
         assert_eq!((l.simulations, l.time, l.infinite), (200, None, false));
         let l = resolve_limits(&go("nodes 50"), 200, Color::Sente);
@@ -232,7 +237,7 @@ mod tests {
         assert_eq!(l.after_ponderhit(ms(10000)), Some(ms(MIN_THINK_MS)));
         // movetime is counted from the ponderhit in full.
         let l = resolve_limits(&go("ponder movetime 1000"), 200, Color::Sente);
-        assert_eq!(l.after_ponderhit(ms(5000)), Some(ms(900)));
+        assert_eq!(l.after_ponderhit(ms(5000)), Some(ms(990)));
         // Without a clock: the node budget applies after the ponderhit.
         let l = resolve_limits(&go("ponder"), 200, Color::Sente);
         assert_eq!((l.time, l.simulations), (None, 200));
