@@ -169,22 +169,22 @@ fn tokens(mods: &[u8]) -> Vec<Token> {
 }
 
 /// Whether the token selects (dx, dy) among the atom's images `all`.
-fn selects(tok: Token, dx: i8, dy: i8, all: &[(i8, i8)]) -> Result<bool, String> {
+fn selects(tok: Token, dx: i8, dy: i8, all: &[(i8, i8)]) -> Result<bool, &'static str> {
     match tok {
-        Token::One(b'h') => Err("'h' must be paired with l or r (hl, hr)".into()),
+        Token::One(b'h') => Err("'h' must be paired with l or r (hl, hr)"),
         Token::One(c) => Ok(single(c, dx, dy)),
         Token::Pair(a, b) if a == b => Ok(single(a, dx, dy) && single(b'v', dx, dy)),
         Token::Pair(a, b) if a == b'h' || b == b'h' => {
             let side = if a == b'h' { b } else { a };
             if shape(dx, dy) != Shape::Oblique {
-                return Err("chiral modifiers (hl, hr) apply only to oblique atoms".into());
+                return Err("chiral modifiers (hl, hr) apply only to oblique atoms");
             }
             // hr: the clockwise images of (1, 2); hl: the anticlockwise ones.
             let cw = (dx as i16 * dy as i16 > 0) == (dy.abs() > dx.abs());
             match side {
                 b'r' => Ok(cw),
                 b'l' => Ok(!cw),
-                _ => Err("'h' must be paired with l or r (hl, hr)".into()),
+                _ => Err("'h' must be paired with l or r (hl, hr)"),
             }
         }
         Token::Pair(a, b) => {
@@ -204,13 +204,42 @@ pub fn parse(text: &str) -> Result<Vec<MoveAtom>, BetzaError> {
     parse_all(text).map(|(atoms, _)| atoms)
 }
 
+/// The modifiers before an atom.
+#[derive(Default)]
+struct Modifiers {
+    /// Direction modifiers (of the first step, for a two-step move).
+    dirs: Vec<u8>,
+    /// Move only (`m`).
+    m: bool,
+    /// Capture only (`c`).
+    c: bool,
+    /// Pieces that may be jumped over, as in [`MoveAtom::hops`] (`p`, `(paf)n`).
+    hops: Option<u8>,
+    /// Where `a` is and the second step's modifiers, for a two-step move.
+    second: Option<(usize, Vec<u8>)>,
+}
+
+/// An atom as read: its letter, base vectors and range (0: unlimited), with where its
+/// component (modifiers included) and the atom itself start.
+struct Atom {
+    letter: u8,
+    base: Vec<(i8, i8)>,
+    range: u8,
+    start: usize,
+    at: usize,
+}
+
+/// The error at byte `at`.
+fn err(at: usize, reason: &str) -> BetzaError {
+    BetzaError {
+        at,
+        reason: reason.to_string(),
+    }
+}
+
 /// Parses a Betza/XBetza string into move atoms and two-step moves.
 pub fn parse_all(text: &str) -> Result<(Vec<MoveAtom>, Vec<TwoLeg>), BetzaError> {
     let s = text.as_bytes();
-    let err = |at: usize, reason: &str| BetzaError {
-        at,
-        reason: reason.to_string(),
-    };
     if s.is_empty() {
         return Err(err(0, "empty move notation"));
     }
@@ -219,221 +248,255 @@ pub fn parse_all(text: &str) -> Result<(Vec<MoveAtom>, Vec<TwoLeg>), BetzaError>
     let mut i = 0;
     while i < s.len() {
         let start = i;
-        let mut dirs: Vec<u8> = Vec::new();
-        let mut m = false;
-        let mut c = false;
-        let mut hops: Option<u8> = None;
-        // Modifiers of the second step, once `a` is seen.
-        let mut second: Option<(usize, Vec<u8>)> = None;
-        // Modifiers.
-        loop {
-            if i >= s.len() {
-                return Err(err(start, "modifiers without an atom"));
-            }
-            if let Some((_, d2)) = &mut second {
-                match s[i] {
-                    b'f' | b'b' | b'v' => d2.push(s[i]),
-                    b'a' => return Err(err(i, "at most two steps (one `a`) are supported")),
-                    b's' | b'l' | b'r' | b'h' | b'm' | b'c' | b'p' | b'(' => {
-                        return Err(err(
-                            i,
-                            "a second step takes only f (on), b (back) or v (either)",
-                        ))
-                    }
-                    _ => break,
-                }
-                i += 1;
-                continue;
-            }
-            match s[i] {
-                b'a' => second = Some((i, Vec::new())),
-                b'f' | b'b' | b's' | b'v' | b'l' | b'r' | b'h' => dirs.push(s[i]),
-                b'm' => m = true,
-                b'c' => c = true,
-                b'p' => {
-                    if hops.is_some() {
-                        return Err(err(i, "more than one hop modifier"));
-                    }
-                    hops = Some(0b10);
-                }
-                b'(' => {
-                    let rest = &s[i..];
-                    if !rest.starts_with(b"(paf)") {
-                        return Err(err(i, "only the group (paf) is supported in parentheses"));
-                    }
-                    if hops.is_some() {
-                        return Err(err(i, "more than one hop modifier"));
-                    }
-                    i += 5;
-                    let mut n = 0usize;
-                    let mut digits = 0;
-                    while i < s.len() && s[i].is_ascii_digit() {
-                        n = n * 10 + (s[i] - b'0') as usize;
-                        digits += 1;
-                        i += 1;
-                        if n > MAX_HOPS {
-                            return Err(err(i - 1, "at most 3 pieces may be jumped over"));
-                        }
-                    }
-                    if digits == 0 {
-                        n = 1;
-                    }
-                    if n == 0 {
-                        return Err(err(i - 1, "(paf)0 jumps over no piece"));
-                    }
-                    // (paf)n: jump over one to n pieces.
-                    hops = Some(((1u8 << (n + 1)) - 1) & !1);
-                    continue;
-                }
-                _ => break,
-            }
-            i += 1;
-        }
-        // Atom.
-        let atom_at = i;
-        let a = s[i];
-        let (base, rider): (Vec<(i8, i8)>, bool) = match a {
-            b'W' => (vec![(1, 0)], false),
-            b'F' => (vec![(1, 1)], false),
-            b'D' => (vec![(2, 0)], false),
-            b'A' => (vec![(2, 2)], false),
-            b'N' => (vec![(2, 1)], false),
-            b'H' => (vec![(3, 0)], false),
-            b'C' => (vec![(3, 1)], false),
-            b'Z' => (vec![(3, 2)], false),
-            b'G' => (vec![(3, 3)], false),
-            b'K' => (vec![(1, 0), (1, 1)], false),
-            b'R' => (vec![(1, 0)], true),
-            b'B' => (vec![(1, 1)], true),
-            b'Q' => (vec![(1, 0), (1, 1)], true),
-            _ => {
-                return Err(err(
-                    i,
-                    &format!(
-                        "expected a move atom (W F D A N H C Z G K R B Q), found {:?}",
-                        a as char
-                    ),
-                ))
-            }
-        };
-        i += 1;
-        let mut range: u8 = if rider { 0 } else { 1 };
-        if !rider && i < s.len() && s[i] == a && a != b'K' {
-            // Doubled leaper: an unlimited rider (NN = nightrider).
-            range = 0;
-            i += 1;
-        }
-        let digits_at = i;
-        let mut n: u32 = 0;
-        let mut has_digits = false;
-        while i < s.len() && s[i].is_ascii_digit() {
-            n = n * 10 + (s[i] - b'0') as u32;
-            has_digits = true;
-            i += 1;
-            if n > 64 {
-                return Err(err(digits_at, "range too large (at most 64)"));
-            }
-        }
-        if has_digits {
-            if range == 1 && a == b'K' && n != 1 {
-                return Err(err(
-                    digits_at,
-                    "a range on K is not supported; write W3F3 etc.",
-                ));
-            }
-            range = n as u8; // 0 = unlimited
-        }
-        if hops.is_some() && range == 1 {
+        let mods = modifiers(s, &mut i)?;
+        let atom = atom(s, &mut i, start)?;
+        if mods.hops.is_some() && atom.range == 1 {
             return Err(err(
                 start,
                 "hop modifiers need a riding atom (R, B, Q, WW, ...)",
             ));
         }
-        if let Some((a_at, d2)) = second {
-            if hops.is_some() || range != 1 || !matches!(a, b'W' | b'F' | b'K') {
-                return Err(err(
-                    atom_at,
-                    "a two-step move needs a one-step atom (W, F or K) without range or hops",
-                ));
-            }
-            if m == c {
-                return Err(err(
-                    a_at,
-                    "the first step needs c (capture) or m (move), e.g. caK",
-                ));
-            }
-            if m && d2 != [b'b'] {
-                return Err(err(
-                    a_at,
-                    "a first step that only moves must come back (mab): going on is a leap",
-                ));
-            }
-            let firsts = select(&base, &dirs).map_err(|r| err(start, &r))?;
-            if firsts.is_empty() {
-                return Err(err(atom_at, "the direction modifiers select no first step"));
-            }
-            let seconds: Vec<(i8, i8)> = base.iter().flat_map(|&(x, y)| images(x, y)).collect();
-            for (dx1, dy1) in firsts {
-                for &(dx2, dy2) in &seconds {
-                    let on = (dx2, dy2) == (dx1, dy1);
-                    let back = (dx2, dy2) == (-dx1, -dy1);
-                    let keep = d2.is_empty()
-                        || d2.iter().any(|&d| match d {
-                            b'f' => on,
-                            b'b' => back,
-                            _ => on || back,
-                        });
-                    if keep {
-                        legs.push(TwoLeg {
-                            dx1,
-                            dy1,
-                            first_captures: c,
-                            dx2,
-                            dy2,
-                        });
-                    }
-                }
-            }
-            continue;
-        }
-        let mode_move = m || !c;
-        let mode_cap = c || !m;
-        let toks = tokens(&dirs);
-        let mut any = false;
-        for &(bx, by) in &base {
-            let all = images(bx, by);
-            for &(dx, dy) in &all {
-                let mut keep = toks.is_empty();
-                for &t in &toks {
-                    if selects(t, dx, dy, &all).map_err(|r| err(start, &r))? {
-                        keep = true;
-                    }
-                }
-                if keep {
-                    any = true;
-                    out.push(MoveAtom {
-                        dx,
-                        dy,
-                        range,
-                        can_move: mode_move,
-                        can_capture: mode_cap,
-                        hops: hops.unwrap_or(1),
-                    });
-                }
-            }
-        }
-        if !any {
-            return Err(err(
-                atom_at,
-                "the direction modifiers select no move of this atom",
-            ));
+        match &mods.second {
+            Some(second) => two_steps(&mods, second, &atom, &mut legs)?,
+            None => one_step(&mods, &atom, &mut out)?,
         }
     }
     Ok((out, legs))
 }
 
+/// Reads the modifiers from `s[*i]` up to the atom.
+fn modifiers(s: &[u8], i: &mut usize) -> Result<Modifiers, BetzaError> {
+    let start = *i;
+    let mut mods = Modifiers::default();
+    loop {
+        if *i >= s.len() {
+            return Err(err(start, "modifiers without an atom"));
+        }
+        if let Some((_, d2)) = &mut mods.second {
+            match s[*i] {
+                b'f' | b'b' | b'v' => d2.push(s[*i]),
+                b'a' => return Err(err(*i, "at most two steps (one `a`) are supported")),
+                b's' | b'l' | b'r' | b'h' | b'm' | b'c' | b'p' | b'(' => {
+                    return Err(err(
+                        *i,
+                        "a second step takes only f (on), b (back) or v (either)",
+                    ))
+                }
+                _ => break,
+            }
+            *i += 1;
+            continue;
+        }
+        match s[*i] {
+            b'a' => mods.second = Some((*i, Vec::new())),
+            b'f' | b'b' | b's' | b'v' | b'l' | b'r' | b'h' => mods.dirs.push(s[*i]),
+            b'm' => mods.m = true,
+            b'c' => mods.c = true,
+            b'p' => {
+                if mods.hops.is_some() {
+                    return Err(err(*i, "more than one hop modifier"));
+                }
+                mods.hops = Some(0b10);
+            }
+            b'(' => {
+                mods.hops = Some(paf_group(s, i, mods.hops.is_some())?);
+                continue;
+            }
+            _ => break,
+        }
+        *i += 1;
+    }
+    Ok(mods)
+}
+
+/// Reads the group `(paf)n` at `s[*i]`: its hop bits (one to `n` pieces jumped over);
+/// `twice`: a hop modifier came before it.
+fn paf_group(s: &[u8], i: &mut usize, twice: bool) -> Result<u8, BetzaError> {
+    if !s[*i..].starts_with(b"(paf)") {
+        return Err(err(*i, "only the group (paf) is supported in parentheses"));
+    }
+    if twice {
+        return Err(err(*i, "more than one hop modifier"));
+    }
+    *i += 5;
+    let mut n = 0usize;
+    let mut digits = 0;
+    while *i < s.len() && s[*i].is_ascii_digit() {
+        n = n * 10 + (s[*i] - b'0') as usize;
+        digits += 1;
+        *i += 1;
+        if n > MAX_HOPS {
+            return Err(err(*i - 1, "at most 3 pieces may be jumped over"));
+        }
+    }
+    if digits == 0 {
+        n = 1;
+    }
+    if n == 0 {
+        return Err(err(*i - 1, "(paf)0 jumps over no piece"));
+    }
+    Ok(((1u8 << (n + 1)) - 1) & !1)
+}
+
+/// Reads an atom and its range at `s[*i]`, in a component that starts at `start`.
+fn atom(s: &[u8], i: &mut usize, start: usize) -> Result<Atom, BetzaError> {
+    let at = *i;
+    let a = s[*i];
+    let (base, rider): (Vec<(i8, i8)>, bool) = match a {
+        b'W' => (vec![(1, 0)], false),
+        b'F' => (vec![(1, 1)], false),
+        b'D' => (vec![(2, 0)], false),
+        b'A' => (vec![(2, 2)], false),
+        b'N' => (vec![(2, 1)], false),
+        b'H' => (vec![(3, 0)], false),
+        b'C' => (vec![(3, 1)], false),
+        b'Z' => (vec![(3, 2)], false),
+        b'G' => (vec![(3, 3)], false),
+        b'K' => (vec![(1, 0), (1, 1)], false),
+        b'R' => (vec![(1, 0)], true),
+        b'B' => (vec![(1, 1)], true),
+        b'Q' => (vec![(1, 0), (1, 1)], true),
+        _ => {
+            return Err(err(
+                *i,
+                &format!(
+                    "expected a move atom (W F D A N H C Z G K R B Q), found {:?}",
+                    a as char
+                ),
+            ))
+        }
+    };
+    *i += 1;
+    let mut range: u8 = if rider { 0 } else { 1 };
+    if !rider && *i < s.len() && s[*i] == a && a != b'K' {
+        // Doubled leaper: an unlimited rider (NN = nightrider).
+        range = 0;
+        *i += 1;
+    }
+    let digits_at = *i;
+    let mut n: u32 = 0;
+    let mut has_digits = false;
+    while *i < s.len() && s[*i].is_ascii_digit() {
+        n = n * 10 + (s[*i] - b'0') as u32;
+        has_digits = true;
+        *i += 1;
+        if n > 64 {
+            return Err(err(digits_at, "range too large (at most 64)"));
+        }
+    }
+    if has_digits {
+        if range == 1 && a == b'K' && n != 1 {
+            return Err(err(
+                digits_at,
+                "a range on K is not supported; write W3F3 etc.",
+            ));
+        }
+        range = n as u8; // 0 = unlimited
+    }
+    Ok(Atom {
+        letter: a,
+        base,
+        range,
+        start,
+        at,
+    })
+}
+
+/// Adds the two-step moves of `atom` with modifiers `mods`, the second step's being `second`
+/// (where `a` is, and its modifiers).
+fn two_steps(
+    mods: &Modifiers,
+    (a_at, d2): &(usize, Vec<u8>),
+    atom: &Atom,
+    legs: &mut Vec<TwoLeg>,
+) -> Result<(), BetzaError> {
+    let one_step_atom = matches!(atom.letter, b'W' | b'F' | b'K');
+    if mods.hops.is_some() || atom.range != 1 || !one_step_atom {
+        return Err(err(
+            atom.at,
+            "a two-step move needs a one-step atom (W, F or K) without range or hops",
+        ));
+    }
+    if mods.m == mods.c {
+        return Err(err(
+            *a_at,
+            "the first step needs c (capture) or m (move), e.g. caK",
+        ));
+    }
+    if mods.m && d2[..] != [b'b'] {
+        return Err(err(
+            *a_at,
+            "a first step that only moves must come back (mab): going on is a leap",
+        ));
+    }
+    let firsts = select(&atom.base, &mods.dirs).map_err(|r| err(atom.start, r))?;
+    if firsts.is_empty() {
+        return Err(err(atom.at, "the direction modifiers select no first step"));
+    }
+    let seconds: Vec<(i8, i8)> = atom.base.iter().flat_map(|&(x, y)| images(x, y)).collect();
+    for (dx1, dy1) in firsts {
+        for &(dx2, dy2) in &seconds {
+            let on = (dx2, dy2) == (dx1, dy1);
+            let back = (dx2, dy2) == (-dx1, -dy1);
+            let keep = d2.is_empty()
+                || d2.iter().any(|&d| match d {
+                    b'f' => on,
+                    b'b' => back,
+                    _ => on || back,
+                });
+            if keep {
+                legs.push(TwoLeg {
+                    dx1,
+                    dy1,
+                    first_captures: mods.c,
+                    dx2,
+                    dy2,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Adds the move atoms of `atom` with modifiers `mods` (a component without `a`).
+fn one_step(mods: &Modifiers, atom: &Atom, out: &mut Vec<MoveAtom>) -> Result<(), BetzaError> {
+    let mode_move = mods.m || !mods.c;
+    let mode_cap = mods.c || !mods.m;
+    let toks = tokens(&mods.dirs);
+    let mut any = false;
+    for &(bx, by) in &atom.base {
+        let all = images(bx, by);
+        for &(dx, dy) in &all {
+            let mut keep = toks.is_empty();
+            for &t in &toks {
+                if selects(t, dx, dy, &all).map_err(|r| err(atom.start, r))? {
+                    keep = true;
+                }
+            }
+            if keep {
+                any = true;
+                out.push(MoveAtom {
+                    dx,
+                    dy,
+                    range: atom.range,
+                    can_move: mode_move,
+                    can_capture: mode_cap,
+                    hops: mods.hops.unwrap_or(1),
+                });
+            }
+        }
+    }
+    if !any {
+        return Err(err(
+            atom.at,
+            "the direction modifiers select no move of this atom",
+        ));
+    }
+    Ok(())
+}
+
 /// The images of the atoms `base` that the direction modifiers `dirs` select.
-fn select(base: &[(i8, i8)], dirs: &[u8]) -> Result<Vec<(i8, i8)>, String> {
+fn select(base: &[(i8, i8)], dirs: &[u8]) -> Result<Vec<(i8, i8)>, &'static str> {
     let toks = tokens(dirs);
     let mut out = Vec::new();
     for &(bx, by) in base {

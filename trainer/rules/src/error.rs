@@ -31,6 +31,16 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A value outside its allowed set (a game result, a match rule).
+    #[error("{what} {value} (expected {expected})")]
+    Value {
+        /// What the value is of, e.g. `game result`.
+        what: String,
+        /// The value as written.
+        value: String,
+        /// The allowed values.
+        expected: String,
+    },
 }
 
 impl Error {
@@ -55,5 +65,5 @@ impl Error {
     }
 }
 
-/// Result with this crate's [`Error`].
+/// Result with this crate's [`enum@Error`].
 pub type Result<T> = std::result::Result<T, Error>;

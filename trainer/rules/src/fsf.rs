@@ -18,7 +18,8 @@ use crate::betza::{self, MoveAtom, MAX_HOPS};
 use crate::bitset::SquareSet;
 use crate::spec::PieceDropSpec;
 use crate::types::{Color, Kind, Letter};
-use crate::variant::{MatchRule, PromotionMode, StalemateValue, Variant};
+use crate::values::{MatchRule, PromotionMode, StalemateValue};
+use crate::variant::Variant;
 use crate::Position;
 use std::collections::BTreeMap;
 use thiserror::Error;
@@ -367,6 +368,14 @@ impl<'a> Exporter<'a> {
 
     /// Maps every kind to a Fairy-Stockfish type and gives each type in use a letter.
     fn pieces(&mut self) {
+        self.match_types();
+        let owner = self.base_letters();
+        self.promoted_letters(&owner);
+        self.type_lines();
+    }
+
+    /// The Fairy-Stockfish type of each kind that moves like one (royal kinds: the king).
+    fn match_types(&mut self) {
         let v = self.v;
         let sets: Vec<MoveSet> = FSF_TYPES
             .iter()
@@ -404,7 +413,12 @@ impl<'a> Exporter<'a> {
                 )),
             }
         }
-        // Unpromoted pieces appear in positions by their letter: one type each.
+    }
+
+    /// Unpromoted pieces appear in positions by their letter: one type each. Gives them their
+    /// letters and returns the unpromoted kind owning each type.
+    fn base_letters(&mut self) -> Vec<Option<usize>> {
+        let v = self.v;
         let mut owner: Vec<Option<usize>> = vec![None; FSF_TYPES.len()];
         for k in self.base_kinds().collect::<Vec<_>>() {
             let Some(t) = self.ty[k] else { continue };
@@ -433,8 +447,14 @@ impl<'a> Exporter<'a> {
                 }
             }
         }
-        // Promoted forms are written `+X` and need no letter of their own, but their type must
-        // be declared with one: the base piece's when it shares the type, else a free letter.
+        owner
+    }
+
+    /// Promoted forms are written `+X` and need no letter of their own, but their type must be
+    /// declared with one: the base piece's (of `owner`) when it shares the type, else a free
+    /// letter.
+    fn promoted_letters(&mut self, owner: &[Option<usize>]) {
+        let v = self.v;
         let mut used: Vec<char> = self.letter.iter().flatten().copied().collect();
         for k in 0..v.kinds.len() {
             let Some(t) = self.ty[k] else { continue };
@@ -478,7 +498,11 @@ impl<'a> Exporter<'a> {
                 ));
             }
         }
-        // One line per type in use, listing our pieces of that type.
+    }
+
+    /// One line per type in use, listing our pieces of that type.
+    fn type_lines(&mut self) {
+        let v = self.v;
         let mut done = vec![false; FSF_TYPES.len()];
         for k in 0..v.kinds.len() {
             let (Some(t), Some(l)) = (self.ty[k], self.letter[k]) else {
@@ -533,27 +557,38 @@ impl<'a> Exporter<'a> {
             return;
         }
         if !flipping.is_empty() {
-            // Turning over anywhere = a zone covering the board, promotion and demotion forced.
-            self.set(
-                "promotion = \"flip\": every piece that can turns over (promotes or demotes) \
-                 anywhere, with no choice: a zone covering the board (promotion.zone_depth then \
-                 only matters for drop.in_zone, compared with the drop regions below)",
-                "promotionRank",
-                1,
-            );
-            self.set("", "promotedPieceType", pairs.join(" "));
-            self.set("", "mandatoryPiecePromotion", true);
-            self.set("", "pieceDemotion", true);
-            self.set(
-                format!(
-                    "promotion.flip_on = {:?}",
-                    if v.flip_on_capture { "capture" } else { "move" }
-                ),
-                "piecePromotionOnCapture",
-                v.flip_on_capture,
-            );
-            return;
+            self.flip_promotion(&pairs);
+        } else {
+            self.zone_promotion(&in_zone, &pairs);
         }
+    }
+
+    /// Turning over anywhere = a zone covering the board, promotion and demotion forced.
+    fn flip_promotion(&mut self, pairs: &[String]) {
+        let v = self.v;
+        self.set(
+            "promotion = \"flip\": every piece that can turns over (promotes or demotes) \
+             anywhere, with no choice: a zone covering the board (promotion.zone_depth then \
+             only matters for drop.in_zone, compared with the drop regions below)",
+            "promotionRank",
+            1,
+        );
+        self.set("", "promotedPieceType", pairs.join(" "));
+        self.set("", "mandatoryPiecePromotion", true);
+        self.set("", "pieceDemotion", true);
+        self.set(
+            format!(
+                "promotion.flip_on = {:?}",
+                if v.flip_on_capture { "capture" } else { "move" }
+            ),
+            "piecePromotionOnCapture",
+            v.flip_on_capture,
+        );
+    }
+
+    /// Promotion in the zone, optional or forced (`in_zone`: the kinds that promote there).
+    fn zone_promotion(&mut self, in_zone: &[usize], pairs: &[String]) {
+        let v = self.v;
         if v.zone_depth == 0 {
             if !in_zone.is_empty() {
                 self.refuse(format!(
@@ -629,8 +664,7 @@ impl<'a> Exporter<'a> {
             "dropLoop",
             false,
         );
-        let mut nifu = false;
-        let mut no_mate = false;
+        let (mut nifu, mut no_mate) = (false, false);
         // Fairy-Stockfish's nifu and drop-mate rules look at every piece of type shogiPawn.
         let promoted_pawn =
             (0..v.kinds.len()).find(|&k| v.kinds[k].promoted && self.ty[k] == Some(SHOGI_PAWN));
@@ -640,87 +674,127 @@ impl<'a> Exporter<'a> {
             Vec::new()
         };
         for k in hand_kinds {
-            let info = &v.kinds[k];
-            let ty = self.ty[k];
-            if info.drop_must_check {
-                self.refuse(format!(
-                    "drops of {} must give check (drop.must_check = true): Fairy-Stockfish 11.1 \
-                     has no such rule (its dropChecks can only forbid checking drops)",
-                    self.label(k)
-                ));
-            }
-            // A piece without a type is refused already; its drop rules follow from that.
-            let as_type = match ty {
-                Some(t) => format!(
-                    "Fairy-Stockfish's {} ({})",
-                    FSF_TYPES[t].name, FSF_TYPES[t].betza
-                ),
-                None => continue,
-            };
-            let flips_up = v.promoted_drops && info.promotes_to.is_some();
-            if info.no_drop_mate {
-                if ty != Some(SHOGI_PAWN) {
-                    self.refuse(format!(
-                        "drops of {} may not checkmate (drop.no_mate = true): Fairy-Stockfish's \
-                         shogiPawnDropMateIllegal applies only to its shogiPawn type (fW), and {} \
-                         moves as {as_type}",
-                        self.label(k),
-                        v.kind_token(k as Kind)
-                    ));
-                } else if let Some(p) = promoted_pawn {
-                    self.refuse(format!(
-                        "drops of {} may not checkmate (drop.no_mate = true), but promoted form {} \
-                         also moves as shogiPawn: Fairy-Stockfish would count its mates as \
-                         pawn-drop mates",
-                        self.label(k),
-                        self.label(p)
-                    ));
-                } else if flips_up || info.promotion == PromotionMode::Flip {
-                    self.refuse(format!(
-                        "drops of {} may not checkmate (drop.no_mate = true) while it turns over \
-                         or is dropped promoted: Fairy-Stockfish's shogiPawnDropMateIllegal \
-                         covers only drops of the pawn side",
-                        self.label(k)
-                    ));
-                } else {
-                    no_mate = true;
-                }
-            }
-            if let Some(n @ 2..) = info.max_per_file {
-                self.refuse(format!(
-                    "drops of {} may not go to a file holding {n} own unpromoted ones \
-                     (drop.max_per_file = {n}): Fairy-Stockfish 11.1 forbids only a second one \
-                     (shogiDoubledPawn)",
-                    self.label(k)
-                ));
-            } else if info.max_per_file == Some(1) {
-                if ty != Some(SHOGI_PAWN) {
-                    self.refuse(format!(
-                        "drops of {} may not go to a file holding an own unpromoted {} \
-                         (drop.nifu = true): Fairy-Stockfish's nifu rule (shogiDoubledPawn = \
-                         false) applies only to its shogiPawn type (fW), and {} moves as {as_type}",
-                        self.label(k),
-                        v.kind_token(k as Kind),
-                        v.kind_token(k as Kind)
-                    ));
-                } else if let Some(p) = promoted_pawn {
-                    self.refuse(format!(
-                        "drops of {} obey nifu (drop.nifu = true), but promoted form {} also moves \
-                         as shogiPawn: Fairy-Stockfish would count it as a pawn on the file",
-                        self.label(k),
-                        self.label(p)
-                    ));
-                } else if flips_up {
-                    self.refuse(format!(
-                        "drops of {} obey nifu only when dropped unpromoted (drop.nifu with \
-                         drops.promoted): Fairy-Stockfish applies nifu to promoted drops too",
-                        self.label(k)
-                    ));
-                } else {
-                    nifu = true;
-                }
-            }
+            let (k_nifu, k_no_mate) = self.hand_kind_rules(k, promoted_pawn);
+            nifu |= k_nifu;
+            no_mate |= k_no_mate;
         }
+        self.pawn_rule_keys(nifu, no_mate);
+    }
+
+    /// Refuses the drop rules of hand kind `k` that Fairy-Stockfish cannot express; returns
+    /// whether it has nifu and drop-mate rules that map to the pawn's (`promoted_pawn`: a
+    /// promoted form moving as Fairy-Stockfish's pawn).
+    fn hand_kind_rules(&mut self, k: usize, promoted_pawn: Option<usize>) -> (bool, bool) {
+        let info = &self.v.kinds[k];
+        if info.drop_must_check {
+            self.refuse(format!(
+                "drops of {} must give check (drop.must_check = true): Fairy-Stockfish 11.1 \
+                 has no such rule (its dropChecks can only forbid checking drops)",
+                self.label(k)
+            ));
+        }
+        // A piece without a type is refused already; its drop rules follow from that.
+        let Some(t) = self.ty[k] else {
+            return (false, false);
+        };
+        let as_type = format!(
+            "Fairy-Stockfish's {} ({})",
+            FSF_TYPES[t].name, FSF_TYPES[t].betza
+        );
+        let no_mate = info.no_drop_mate && self.drop_mate_maps(k, t, &as_type, promoted_pawn);
+        let nifu = self.nifu_maps(k, t, &as_type, promoted_pawn);
+        (nifu, no_mate)
+    }
+
+    /// Whether the drop-mate rule of hand kind `k` (of type `t`, described by `as_type`) is
+    /// Fairy-Stockfish's pawn-drop-mate rule; refuses it otherwise.
+    fn drop_mate_maps(
+        &mut self,
+        k: usize,
+        t: usize,
+        as_type: &str,
+        promoted_pawn: Option<usize>,
+    ) -> bool {
+        let v = self.v;
+        let info = &v.kinds[k];
+        let flips_up = v.promoted_drops && info.promotes_to.is_some();
+        if t != SHOGI_PAWN {
+            self.refuse(format!(
+                "drops of {} may not checkmate (drop.no_mate = true): Fairy-Stockfish's \
+                 shogiPawnDropMateIllegal applies only to its shogiPawn type (fW), and {} \
+                 moves as {as_type}",
+                self.label(k),
+                v.kind_token(k as Kind)
+            ));
+        } else if let Some(p) = promoted_pawn {
+            self.refuse(format!(
+                "drops of {} may not checkmate (drop.no_mate = true), but promoted form {} \
+                 also moves as shogiPawn: Fairy-Stockfish would count its mates as \
+                 pawn-drop mates",
+                self.label(k),
+                self.label(p)
+            ));
+        } else if flips_up || info.promotion == PromotionMode::Flip {
+            self.refuse(format!(
+                "drops of {} may not checkmate (drop.no_mate = true) while it turns over \
+                 or is dropped promoted: Fairy-Stockfish's shogiPawnDropMateIllegal \
+                 covers only drops of the pawn side",
+                self.label(k)
+            ));
+        } else {
+            return true;
+        }
+        false
+    }
+
+    /// Whether hand kind `k` (of type `t`, described by `as_type`) has a per-file drop limit
+    /// that is Fairy-Stockfish's nifu rule; refuses other limits.
+    fn nifu_maps(
+        &mut self,
+        k: usize,
+        t: usize,
+        as_type: &str,
+        promoted_pawn: Option<usize>,
+    ) -> bool {
+        let v = self.v;
+        let info = &v.kinds[k];
+        let flips_up = v.promoted_drops && info.promotes_to.is_some();
+        match info.max_per_file {
+            Some(n @ 2..) => self.refuse(format!(
+                "drops of {} may not go to a file holding {n} own unpromoted ones \
+                 (drop.max_per_file = {n}): Fairy-Stockfish 11.1 forbids only a second one \
+                 (shogiDoubledPawn)",
+                self.label(k)
+            )),
+            Some(1) if t != SHOGI_PAWN => self.refuse(format!(
+                "drops of {} may not go to a file holding an own unpromoted {} \
+                 (drop.nifu = true): Fairy-Stockfish's nifu rule (shogiDoubledPawn = \
+                 false) applies only to its shogiPawn type (fW), and {} moves as {as_type}",
+                self.label(k),
+                v.kind_token(k as Kind),
+                v.kind_token(k as Kind)
+            )),
+            Some(1) => match promoted_pawn {
+                Some(p) => self.refuse(format!(
+                    "drops of {} obey nifu (drop.nifu = true), but promoted form {} also moves \
+                     as shogiPawn: Fairy-Stockfish would count it as a pawn on the file",
+                    self.label(k),
+                    self.label(p)
+                )),
+                None if flips_up => self.refuse(format!(
+                    "drops of {} obey nifu only when dropped unpromoted (drop.nifu with \
+                     drops.promoted): Fairy-Stockfish applies nifu to promoted drops too",
+                    self.label(k)
+                )),
+                None => return true,
+            },
+            _ => {}
+        }
+        false
+    }
+
+    /// Fairy-Stockfish's nifu and pawn-drop-mate keys.
+    fn pawn_rule_keys(&mut self, nifu: bool, no_mate: bool) {
         self.set(
             match nifu {
                 true => {
@@ -1035,13 +1109,32 @@ impl<'a> Exporter<'a> {
         parts.join(" ")
     }
 
+    /// The game-end keys, then the refusals of rules Fairy-Stockfish has no key for.
     fn end(&mut self) {
+        self.end_values();
+        self.refuse_piece_rules();
+        self.refuse_game_rules();
         let v = self.v;
-        let value = |s: StalemateValue| match s {
-            StalemateValue::Loss => "loss",
-            StalemateValue::Draw => "draw",
-            StalemateValue::Win => "win",
-        };
+        self.set("no chess castling", "castling", false);
+        if let MatchRule::ConsecutiveWins(n) = v.match_rule {
+            self.notes.push(format!(
+                "Not expressed: match = \"consecutive-wins:{n}\", an arena rule over successive \
+                 games that changes neither the moves nor any game's result."
+            ));
+        }
+        if self.ty.contains(&Some(SOLDIER)) {
+            self.set(
+                "soldiers (fsW) step sideways everywhere",
+                "soldierPromotionRank",
+                1,
+            );
+        }
+    }
+
+    /// The results of checkmate, stalemate, repetition and perpetual check.
+    fn end_values(&mut self) {
+        let v = self.v;
+        let value = StalemateValue::as_str;
         self.set("checkmating the royal piece wins", "checkmateValue", "loss");
         self.set(
             format!("end.stalemate = {:?}", value(v.stalemate)),
@@ -1081,6 +1174,11 @@ impl<'a> Exporter<'a> {
             "nMoveRule",
             0,
         );
+    }
+
+    /// Refuses the drop and piece rules Fairy-Stockfish 11.1 has no key for.
+    fn refuse_piece_rules(&mut self) {
+        let v = self.v;
         if v.royal_drops {
             self.refuse(
                 "drops.royal = true: the king starts in hand and is dropped; Fairy-Stockfish 11.1 \
@@ -1125,6 +1223,12 @@ impl<'a> Exporter<'a> {
                 k.name, k.betza
             ));
         }
+    }
+
+    /// Refuses the capture, promotion, movement and game-end rules Fairy-Stockfish 11.1 has no
+    /// key for.
+    fn refuse_game_rules(&mut self) {
+        let v = self.v;
         if v.lion_protected || v.lion_counter_strike {
             self.refuse(
                 "[lions]: Chu shogi's Lion capture rules; Fairy-Stockfish 11.1 has none"
@@ -1164,20 +1268,6 @@ impl<'a> Exporter<'a> {
                  limit (its nMoveRule is a fifty-move-style rule)",
                 v.max_plies, v.max_plies
             ));
-        }
-        self.set("no chess castling", "castling", false);
-        if let MatchRule::ConsecutiveWins(n) = v.match_rule {
-            self.notes.push(format!(
-                "Not expressed: match = \"consecutive-wins:{n}\", an arena rule over successive \
-                 games that changes neither the moves nor any game's result."
-            ));
-        }
-        if self.ty.contains(&Some(SOLDIER)) {
-            self.set(
-                "soldiers (fsW) step sideways everywhere",
-                "soldierPromotionRank",
-                1,
-            );
         }
     }
 
@@ -1315,10 +1405,10 @@ mod tests {
     fn rules_without_a_key_are_refused_and_arena_rules_noted() {
         let mut spec = VariantSpec::builtin("shogi").unwrap();
         spec.end.get_or_insert_with(Default::default).max_plies = Some(300);
-        spec.match_rule = Some("consecutive-wins:2".into());
+        spec.match_rule = Some(MatchRule::ConsecutiveWins(2));
         for p in spec.pieces.iter_mut().flatten() {
             if p.letter == "N" {
-                p.promotion = Some("forced".into());
+                p.promotion = Some(PromotionMode::Forced);
             }
         }
         let err = to_fsf_ini(&Variant::compile(spec.clone()).unwrap()).unwrap_err();

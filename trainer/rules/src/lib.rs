@@ -16,6 +16,7 @@
 
 pub mod betza;
 mod bitset;
+mod compile;
 mod error;
 pub mod fsf;
 mod movegen;
@@ -25,8 +26,11 @@ mod position;
 mod rng;
 mod sfen;
 mod spec;
+mod tables;
+mod tomlpath;
 mod types;
 mod usi;
+mod values;
 mod variant;
 
 pub use bitset::{SquareSet, SquareSetIter};
@@ -39,7 +43,7 @@ pub use spec::{
     DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec, PromotionSpec, VariantSpec,
 };
 pub use types::{Color, Kind, Letter, Move, Piece};
-pub use variant::{
-    KindInfo, MatchRule, PromotionMode, StalemateValue, Variant, MAX_HAND_COUNT, MAX_KINDS,
-    MAX_SIDE, MAX_SQUARES,
+pub use values::{
+    FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves, StalemateValue,
 };
+pub use variant::{KindInfo, Variant, MAX_HAND_COUNT, MAX_KINDS, MAX_SIDE, MAX_SQUARES};

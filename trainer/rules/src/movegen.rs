@@ -8,7 +8,8 @@
 use crate::bitset::SquareSet;
 use crate::position::{attacked, moving_kind, piece_attacks, Position};
 use crate::types::{Color, Kind, Move, Piece};
-use crate::variant::{PromotionMode, RayMove, Variant, CAPTURE, MAX_SIDE, MAX_SQUARES, MOVE};
+use crate::values::PromotionMode;
+use crate::variant::{RayMove, Variant, CAPTURE, MAX_SIDE, MAX_SQUARES, MOVE};
 
 /// Per-node data shared by the generation of every move.
 struct Ctx<'a> {
@@ -385,45 +386,13 @@ impl Position {
             false => self.king[us.index()].map(|k| k as usize),
         };
         let in_check = self.in_check();
-        let mut sensitive = SquareSet::EMPTY;
         // With borrowed moves any move can change what attacks the royal piece: test them all.
         // So do extra moves from the last rank, which the pin scan does not know.
         let test_all = in_check || v.moves_from_behind || v.has_last_rank_moves;
-        if let (Some(k), false) = (ksq, test_all) {
-            let nd = v.dirs.len();
-            let base = them.index() * v.kinds.len();
-            for scan in &v.ray_scans[them.index()] {
-                let ray = v.ray(k, scan.dir as usize);
-                if v.has_hoppers {
-                    for &t in ray {
-                        sensitive.insert(t as usize);
-                    }
-                    continue;
-                }
-                // Exact pins: own piece, then an enemy slider reaching the royal square.
-                let mut own: Option<usize> = None;
-                for (i, &t) in ray.iter().enumerate() {
-                    let p = self.board[t as usize];
-                    if p.is_empty() {
-                        continue;
-                    }
-                    if p.is_color(us) {
-                        if own.is_some() {
-                            break;
-                        }
-                        own = Some(t as usize);
-                        continue;
-                    }
-                    if let Some(o) = own {
-                        let r = v.ray_attack[(base + p.kind() as usize) * nd + scan.dir as usize];
-                        if i < r[0] as usize {
-                            sensitive.insert(o);
-                        }
-                    }
-                    break;
-                }
-            }
-        }
+        let sensitive = match (ksq, test_all) {
+            (Some(k), false) => self.pin_sensitive(k),
+            _ => SquareSet::EMPTY,
+        };
         let mut ctx = Ctx {
             v,
             us,
@@ -444,8 +413,62 @@ impl Position {
             plain_promotion: !(v.promotion_entering || v.immobile_may_promote),
             scratch: self.board,
         };
+        self.board_moves(&mut ctx, out, us_unarmed);
+        if v.drops {
+            self.drop_moves(&mut ctx, out, check_drop_mate, us_unarmed);
+        }
+    }
 
-        // Board moves.
+    /// The squares a move from (or, with hoppers, to) may expose the royal piece on `k` to a
+    /// ray attack: exact pins (own piece, then an enemy slider reaching the royal square), or
+    /// with hoppers every square on a line an enemy piece could attack along.
+    #[inline(always)]
+    fn pin_sensitive(&self, k: usize) -> SquareSet {
+        let v = &*self.variant;
+        let (us, them) = (self.side, self.side.flip());
+        let mut sensitive = SquareSet::EMPTY;
+        let nd = v.dirs.len();
+        let base = them.index() * v.kinds.len();
+        for scan in &v.ray_scans[them.index()] {
+            let ray = v.ray(k, scan.dir as usize);
+            if v.has_hoppers {
+                for &t in ray {
+                    sensitive.insert(t as usize);
+                }
+                continue;
+            }
+            let mut own: Option<usize> = None;
+            for (i, &t) in ray.iter().enumerate() {
+                let p = self.board[t as usize];
+                if p.is_empty() {
+                    continue;
+                }
+                if p.is_color(us) {
+                    if own.is_some() {
+                        break;
+                    }
+                    own = Some(t as usize);
+                    continue;
+                }
+                if let Some(o) = own {
+                    let r = v.ray_attack[(base + p.kind() as usize) * nd + scan.dir as usize];
+                    if i < r[0] as usize {
+                        sensitive.insert(o);
+                    }
+                }
+                break;
+            }
+        }
+        sensitive
+    }
+
+    /// Adds the legal board moves of the side to move.
+    #[inline(always)]
+    fn board_moves(&self, ctx: &mut Ctx, out: &mut Vec<Move>, us_unarmed: bool) {
+        // From `self`, not `ctx`: the compiler then keeps them in registers (read from `ctx`,
+        // they cost about 1% more instructions in perft).
+        let v = &*self.variant;
+        let (us, them) = (self.side, self.side.flip());
         let piece_extras = v.has_legs || v.has_last_rank_moves;
         for from in self.occ[us.index()].iter() {
             // Promotion follows the piece's own kind, its moves may be borrowed.
@@ -487,7 +510,7 @@ impl Position {
             if piece_extras {
                 if v.has_last_rank_moves && v.last_rank[us.index()].contains(from) {
                     for r in v.last_rank_rays_of(us, moves_as) {
-                        self.ray_moves(&mut ctx, out, r, kind, from, us_unarmed);
+                        self.ray_moves(ctx, out, r, kind, from, us_unarmed);
                     }
                 }
                 if v.has_legs && !v.kinds[kind as usize].legs.is_empty() {
@@ -495,11 +518,20 @@ impl Position {
                 }
             }
         }
+    }
 
-        // Drops.
-        if !v.drops {
-            return;
-        }
+    /// Adds the legal drops of the side to move (`check_drop_mate`: with the drop-mate test).
+    #[inline(always)]
+    fn drop_moves(
+        &self,
+        ctx: &mut Ctx,
+        out: &mut Vec<Move>,
+        check_drop_mate: bool,
+        us_unarmed: bool,
+    ) {
+        // From `self`, not `ctx`, as in `board_moves`.
+        let v = &*self.variant;
+        let (us, them) = (self.side, self.side.flip());
         let empty = v.all_squares.and_not(self.occ[0].or(self.occ[1]));
         let nh = v.hand_kinds.len();
         let eksq = match us_unarmed {
@@ -571,7 +603,7 @@ impl Position {
     }
 
     /// Adds the moves along one extra ray (from the last rank) of the piece of `kind` on `from`;
-    /// the same walk as the plain rays' in `generate_with`, kept apart on purpose: sharing it (an
+    /// the same walk as the plain rays' in `board_moves`, kept apart on purpose: sharing it (an
     /// inlined method, a macro) slowed the hot loop by 2-6% in A/B perft runs.
     #[cold]
     fn ray_moves(

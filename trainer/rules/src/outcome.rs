@@ -1,8 +1,9 @@
 //! Game results: checkmate, stalemate, repetition, perpetual check, move limit.
 
+use crate::error::{Error, Result};
 use crate::position::Position;
 use crate::types::Color;
-use crate::variant::StalemateValue;
+use crate::values::StalemateValue;
 
 /// Why a game ended.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -96,13 +97,17 @@ impl GameResult {
 }
 
 impl TryFrom<i8> for GameResult {
-    type Error = String;
-    fn try_from(v: i8) -> std::result::Result<GameResult, String> {
+    type Error = Error;
+    fn try_from(v: i8) -> Result<GameResult> {
         match v {
             1 => Ok(GameResult::SenteWins),
             0 => Ok(GameResult::Draw),
             -1 => Ok(GameResult::GoteWins),
-            _ => Err(format!("game result {v} (expected 1, 0 or -1)")),
+            _ => Err(Error::Value {
+                what: "game result".into(),
+                value: v.to_string(),
+                expected: "1, 0 or -1".into(),
+            }),
         }
     }
 }

@@ -27,29 +27,37 @@ impl Position {
     }
 
     fn parse_sfen(variant: Arc<Variant>, sfen: &str, reachable: bool) -> Result<Position> {
-        let v = variant.clone();
-        let fields: Vec<&str> = sfen.split_whitespace().collect();
-        if fields.is_empty() {
-            return Err(Error::sfen("", "empty SFEN"));
-        }
-        if let Some(bad) = fields.iter().find(|f| !f.is_ascii()) {
-            return Err(Error::sfen(*bad, "non-ASCII character"));
-        }
-        if fields.len() > 4 {
-            return Err(Error::sfen(
-                fields[4],
-                "unexpected extra field after the move number",
-            ));
-        }
-        if v.hand_kinds.len() > MAX_HAND_KINDS {
-            return Err(Error::sfen(fields[0], "variant has too many hand kinds"));
-        }
+        let fields = sfen_fields(&variant, sfen)?;
         let mut pos = Position::empty(variant);
-        // Board.
-        let rows: Vec<&str> = fields[0].split('/').collect();
+        pos.read_board(fields[0])?;
+        match fields.get(1).copied() {
+            None | Some("b") => pos.side = Color::Sente,
+            Some("w") => pos.side = Color::Gote,
+            Some(s) => return Err(Error::sfen(s, "side to move must be b or w")),
+        }
+        let hand = fields.get(2).copied();
+        pos.read_hand_field(hand)?;
+        if let Some(&n) = fields.get(3) {
+            match n.parse::<u32>() {
+                Ok(n) if (1..1_000_000).contains(&n) => pos.start_move_number = n,
+                _ => return Err(Error::sfen(n, "move number must be a positive integer")),
+            }
+        }
+        pos.check_totals(hand.unwrap_or("-"))?;
+        if reachable {
+            pos.check_possible(fields[0], hand.unwrap_or("-"))?;
+        }
+        pos.finish_setup(fields[0])?;
+        Ok(pos)
+    }
+
+    /// Reads the board field onto the empty board.
+    fn read_board(&mut self, board: &str) -> Result<()> {
+        let v = Arc::clone(&self.variant);
+        let rows: Vec<&str> = board.split('/').collect();
         if rows.len() != v.ranks as usize {
             return Err(Error::sfen(
-                fields[0],
+                board,
                 format!("{} ranks, the variant has {}", rows.len(), v.ranks),
             ));
         }
@@ -58,60 +66,23 @@ impl Position {
             let mut x = 0usize;
             let mut i = 0;
             while i < bytes.len() {
-                let c = bytes[i];
-                if c.is_ascii_digit() {
-                    let s = i;
-                    while i < bytes.len() && bytes[i].is_ascii_digit() {
-                        i += 1;
-                    }
-                    let run: usize = row[s..i].parse().unwrap_or(usize::MAX);
-                    if run == 0 || run > v.files as usize {
-                        return Err(Error::sfen(
-                            row.to_string(),
-                            format!("bad empty run {:?}", &row[s..i]),
-                        ));
-                    }
-                    x += run;
-                } else {
-                    let promoted = c == b'+';
-                    if promoted {
-                        i += 1;
-                    }
-                    let Some(&l) = bytes.get(i) else {
-                        return Err(Error::sfen(row.to_string(), "'+' at the end of a rank"));
-                    };
-                    let Some((letter, upper, len)) = Letter::read(&bytes[i..]) else {
-                        return Err(Error::sfen(
-                            row.to_string(),
-                            format!("unexpected character {:?}", l as char),
-                        ));
-                    };
-                    let token = if promoted {
-                        format!("+{}", &row[i..i + len])
-                    } else {
-                        row[i..i + len].to_string()
-                    };
-                    let Some(kind) = v.kind_by(letter, promoted) else {
-                        return Err(Error::sfen(token, format!("no such piece in {}", v.name)));
-                    };
-                    if x >= v.files as usize {
-                        return Err(Error::sfen(
-                            row.to_string(),
-                            format!("rank {} is longer than {} files", y + 1, v.files),
-                        ));
-                    }
-                    let color = if upper { Color::Sente } else { Color::Gote };
-                    let sq = v.square(x, y);
-                    if v.kinds[kind as usize].royal
-                        && pos.royals[color.index()] > 0
-                        && !v.several_royals
-                    {
-                        return Err(Error::sfen(token, "more than one royal piece for a side"));
-                    }
-                    pos.put(sq, Piece::new(color, kind));
+                if !bytes[i].is_ascii_digit() {
+                    i += self.read_piece(row, i, x, y)?;
                     x += 1;
-                    i += len;
+                    continue;
                 }
+                let s = i;
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    i += 1;
+                }
+                let run: usize = row[s..i].parse().unwrap_or(usize::MAX);
+                if run == 0 || run > v.files as usize {
+                    return Err(Error::sfen(
+                        row.to_string(),
+                        format!("bad empty run {:?}", &row[s..i]),
+                    ));
+                }
+                x += run;
             }
             if x != v.files as usize {
                 return Err(Error::sfen(
@@ -120,84 +91,120 @@ impl Position {
                 ));
             }
         }
-        // Side.
-        match fields.get(1).copied() {
-            None | Some("b") => pos.side = Color::Sente,
-            Some("w") => pos.side = Color::Gote,
-            Some(s) => return Err(Error::sfen(s, "side to move must be b or w")),
+        Ok(())
+    }
+
+    /// Reads the piece token at `row[i..]` and puts it on (`x`, `y`); returns its length.
+    fn read_piece(&mut self, row: &str, i: usize, x: usize, y: usize) -> Result<usize> {
+        let v = Arc::clone(&self.variant);
+        let bytes = row.as_bytes();
+        let promoted = bytes[i] == b'+';
+        let at = i + usize::from(promoted);
+        let Some(&l) = bytes.get(at) else {
+            return Err(Error::sfen(row.to_string(), "'+' at the end of a rank"));
+        };
+        let Some((letter, upper, len)) = Letter::read(&bytes[at..]) else {
+            return Err(Error::sfen(
+                row.to_string(),
+                format!("unexpected character {:?}", l as char),
+            ));
+        };
+        let token = &row[i..at + len];
+        let Some(kind) = v.kind_by(letter, promoted) else {
+            return Err(Error::sfen(token, format!("no such piece in {}", v.name)));
+        };
+        if x >= v.files as usize {
+            return Err(Error::sfen(
+                row.to_string(),
+                format!("rank {} is longer than {} files", y + 1, v.files),
+            ));
         }
-        // Hands; in a variant without drops but with the counter-strike rule, the square of a
-        // Lion just taken by a non-Lion instead (Lishogi's Chu shogi SFEN).
-        let counter_strike = fields
-            .get(2)
+        let color = if upper { Color::Sente } else { Color::Gote };
+        if v.kinds[kind as usize].royal && self.royals[color.index()] > 0 && !v.several_royals {
+            return Err(Error::sfen(token, "more than one royal piece for a side"));
+        }
+        self.put(v.square(x, y), Piece::new(color, kind));
+        Ok(at + len - i)
+    }
+
+    /// Reads the hands field; in a variant without drops but with the counter-strike rule, the
+    /// square of a Lion just taken by a non-Lion instead (Lishogi's Chu shogi SFEN).
+    fn read_hand_field(&mut self, field: Option<&str>) -> Result<()> {
+        let v = Arc::clone(&self.variant);
+        let counter_strike = field
             .filter(|_| v.lion_counter_strike && !v.drops)
-            .and_then(|f| v.parse_square(f).map(|sq| (*f, sq)));
+            .and_then(|f| v.parse_square(f).map(|sq| (f, sq)));
         if let Some((field, sq)) = counter_strike {
-            let p = pos.board[sq];
-            if p.is_empty() || p.color() == pos.side {
+            let p = self.board[sq];
+            if p.is_empty() || p.color() == self.side {
                 return Err(Error::sfen(
                     field,
                     "the square of a Lion just taken must hold the piece that took it, of the \
                      side not to move",
                 ));
             }
-            pos.start_counter_strike = Some(sq as u8);
-        } else if let Some(&hand) = fields.get(2) {
-            if hand != "-" {
-                let b = hand.as_bytes();
-                let mut i = 0;
-                while i < b.len() {
-                    let s = i;
-                    while i < b.len() && b[i].is_ascii_digit() {
-                        i += 1;
-                    }
-                    let count: usize = if s == i {
-                        1
-                    } else {
-                        hand[s..i].parse().unwrap_or(usize::MAX)
-                    };
-                    if i >= b.len() {
-                        return Err(Error::sfen(hand, "count without a piece letter"));
-                    }
-                    let Some((letter, upper, len)) = Letter::read(&b[i..]) else {
-                        return Err(Error::sfen(&hand[s..=i], "expected a piece letter"));
-                    };
-                    let token = &hand[s..i + len];
-                    let hi = v
-                        .kind_by(letter, false)
-                        .and_then(|k| v.kinds[k as usize].hand_index);
-                    let Some(hi) = hi else {
-                        return Err(Error::sfen(
-                            token,
-                            format!("not a piece that can be in hand in {}", v.name),
-                        ));
-                    };
-                    let color = if upper { Color::Sente } else { Color::Gote };
-                    let total = pos.hands[color.index()][hi] as usize + count;
-                    if count == 0 || total > MAX_HAND_COUNT {
-                        return Err(Error::sfen(
-                            token,
-                            format!("count must be 1 to {MAX_HAND_COUNT}"),
-                        ));
-                    }
-                    pos.hands[color.index()][hi] = total as u8;
-                    i += len;
-                }
-            }
+            self.start_counter_strike = Some(sq as u8);
+            return Ok(());
         }
-        // Move number.
-        if let Some(&n) = fields.get(3) {
-            match n.parse::<u32>() {
-                Ok(n) if (1..1_000_000).contains(&n) => pos.start_move_number = n,
-                _ => return Err(Error::sfen(n, "move number must be a positive integer")),
-            }
+        match field {
+            Some(hand) if hand != "-" => self.read_hands(hand),
+            _ => Ok(()),
         }
-        // Every kind's total (board, promoted forms and both hands) must fit a hand count.
-        let totals = pos.material();
+    }
+
+    /// Reads the pieces in hand (`2Pb`: two pawns for sente, a bishop for gote).
+    fn read_hands(&mut self, hand: &str) -> Result<()> {
+        let v = Arc::clone(&self.variant);
+        let b = hand.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let s = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            let count: usize = if s == i {
+                1
+            } else {
+                hand[s..i].parse().unwrap_or(usize::MAX)
+            };
+            if i >= b.len() {
+                return Err(Error::sfen(hand, "count without a piece letter"));
+            }
+            let Some((letter, upper, len)) = Letter::read(&b[i..]) else {
+                return Err(Error::sfen(&hand[s..=i], "expected a piece letter"));
+            };
+            let token = &hand[s..i + len];
+            let hi = v
+                .kind_by(letter, false)
+                .and_then(|k| v.kinds[k as usize].hand_index);
+            let Some(hi) = hi else {
+                return Err(Error::sfen(
+                    token,
+                    format!("not a piece that can be in hand in {}", v.name),
+                ));
+            };
+            let color = if upper { Color::Sente } else { Color::Gote };
+            let total = self.hands[color.index()][hi] as usize + count;
+            if count == 0 || total > MAX_HAND_COUNT {
+                return Err(Error::sfen(
+                    token,
+                    format!("count must be 1 to {MAX_HAND_COUNT}"),
+                ));
+            }
+            self.hands[color.index()][hi] = total as u8;
+            i += len;
+        }
+        Ok(())
+    }
+
+    /// Every kind's total (board, promoted forms and both hands) must fit a hand count.
+    fn check_totals(&self, hand: &str) -> Result<()> {
+        let v = &*self.variant;
+        let totals = self.material();
         for &k in v.hand_kinds.iter() {
             if totals[k as usize] > MAX_HAND_COUNT {
                 return Err(Error::sfen(
-                    fields.get(2).copied().unwrap_or("-"),
+                    hand,
                     format!(
                         "more than {MAX_HAND_COUNT} pieces of kind {}",
                         v.kinds[k as usize].letter
@@ -205,25 +212,29 @@ impl Position {
                 ));
             }
         }
-        if reachable {
-            pos.check_possible(fields[0], fields.get(2).copied().unwrap_or("-"))?;
-        }
-        pos.hash = pos.full_hash();
-        let side_unarmed = v.unarmed_until_royal && pos.royals[pos.side.index()] == 0;
-        if let (Some(k), false) = (pos.king[pos.side.flip().index()], side_unarmed) {
-            if pos.is_attacked(k as usize, pos.side) {
+        Ok(())
+    }
+
+    /// Sets the hash and the first history entry, after refusing a position where the side not
+    /// to move is in check.
+    fn finish_setup(&mut self, board: &str) -> Result<()> {
+        let v = &*self.variant;
+        self.hash = self.full_hash();
+        let side_unarmed = v.unarmed_until_royal && self.royals[self.side.index()] == 0;
+        if let (Some(k), false) = (self.king[self.side.flip().index()], side_unarmed) {
+            if self.is_attacked(k as usize, self.side) {
                 return Err(Error::sfen(
-                    fields[0],
+                    board,
                     "the side not to move is in check (its royal piece could be captured)",
                 ));
             }
         }
-        let in_check = pos.compute_in_check();
-        pos.history.push(HistoryEntry {
-            hash: pos.hash,
+        let in_check = self.compute_in_check();
+        self.history.push(HistoryEntry {
+            hash: self.hash,
             in_check,
         });
-        Ok(pos)
+        Ok(())
     }
 
     /// Pieces of each unpromoted kind (promoted pieces count as their unpromoted kind) on the
@@ -373,4 +384,25 @@ impl Position {
         s.push_str(&self.move_number().to_string());
         s
     }
+}
+
+/// The fields of an SFEN, checked for what needs no board: at least one, ASCII, at most four.
+fn sfen_fields<'a>(v: &Variant, sfen: &'a str) -> Result<Vec<&'a str>> {
+    let fields: Vec<&str> = sfen.split_whitespace().collect();
+    if fields.is_empty() {
+        return Err(Error::sfen("", "empty SFEN"));
+    }
+    if let Some(bad) = fields.iter().find(|f| !f.is_ascii()) {
+        return Err(Error::sfen(*bad, "non-ASCII character"));
+    }
+    if fields.len() > 4 {
+        return Err(Error::sfen(
+            fields[4],
+            "unexpected extra field after the move number",
+        ));
+    }
+    if v.hand_kinds.len() > MAX_HAND_KINDS {
+        return Err(Error::sfen(fields[0], "variant has too many hand kinds"));
+    }
+    Ok(fields)
 }

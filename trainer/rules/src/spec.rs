@@ -1,9 +1,14 @@
 //! `VariantSpec`: a variant as written in its TOML file, before compilation.
 //!
 //! Every key is optional at this level so that a file that `extends` another may list only its
-//! differences; [`crate::Variant::compile`] then reports missing or invalid keys by name.
+//! differences; [`crate::Variant::compile`] then reports missing or invalid keys by name. Keys
+//! that take one of a fixed set of words are enums ([`crate::StalemateValue`], ...): a word
+//! outside its set is refused as the file is read, with the key and the allowed words.
 
 use crate::error::{Error, Result};
+use crate::values::{
+    FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves, StalemateValue,
+};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -35,10 +40,10 @@ pub struct VariantSpec {
     pub end: Option<EndSpec>,
     /// Match rule for the arena: `single` (default) or `consecutive-wins:N`.
     #[serde(rename = "match")]
-    pub match_rule: Option<String>,
+    pub match_rule: Option<MatchRule>,
     /// Whose moves a piece makes: `own` (default) or `behind` (Annan shogi: a piece with a
     /// friendly piece directly behind it moves as that piece).
-    pub moves_from: Option<String>,
+    pub moves_from: Option<MovesFrom>,
     /// Capture rules between pieces marked `lion` (Chu shogi's Lion-trading rules).
     pub lions: Option<LionSpec>,
 }
@@ -81,7 +86,7 @@ pub struct PieceSpec {
     /// `optional` (default when a promoted form exists), `forced` (must promote whenever it
     /// may: Hand shogi's knight) or `flip` (turns over to its other side by itself on every
     /// move, or every capture with `promotion.flip_on = "capture"`: Kyoto and Micro shogi).
-    pub promotion: Option<String>,
+    pub promotion: Option<PromotionMode>,
     /// Drop restrictions of this piece.
     pub drop: Option<PieceDropSpec>,
     /// Extra moves while the piece stands on its owner's last rank (Whale shogi's dolphin:
@@ -147,11 +152,11 @@ pub struct PromotionSpec {
     pub forbid_immobile: Option<bool>,
     /// When pieces with `promotion = "flip"` turn over: `move` (every move, default) or
     /// `capture` (every capture).
-    pub flip_on: Option<String>,
+    pub flip_on: Option<FlipOn>,
     /// Which moves may promote: `touching` (default: any move starting or ending in the zone)
     /// or `entering` (a move from outside into the zone, or a capture by a piece starting in
     /// it: Chu shogi).
-    pub moves: Option<String>,
+    pub moves: Option<PromotionMoves>,
     /// A move after which the unpromoted piece could never move again may promote even where
     /// the `moves` rule would not allow it (Chu shogi's pawn reaching the last rank; default
     /// false).
@@ -182,14 +187,14 @@ pub struct DropSpec {
 #[serde(deny_unknown_fields)]
 pub struct EndSpec {
     /// Result for the side with no legal move and not in check: `loss`, `draw` or `win`.
-    pub stalemate: Option<String>,
+    pub stalemate: Option<StalemateValue>,
     /// The same position (board, hands, side) this many times ends the game; 0 disables.
     pub repetition: Option<u32>,
     /// Result of a repetition for the side to move when it occurs: `draw` (default), `win` (the
     /// player whose move completed it loses: Tori shogi as Fairy-Stockfish plays it) or `loss`.
-    pub repetition_result: Option<String>,
+    pub repetition_result: Option<StalemateValue>,
     /// In a repetition, the side that checked with every move: `loss` (shogi) or `draw`.
-    pub perpetual_check: Option<String>,
+    pub perpetual_check: Option<PerpetualCheck>,
     /// Plies after which the game is a draw; 0 = no limit.
     pub max_plies: Option<u32>,
     /// A side left with nothing but its royal pieces loses (default false; see
@@ -276,9 +281,10 @@ impl Source {
 }
 
 impl VariantSpec {
-    /// Parses one TOML text (no `extends` resolution). `file` names it in errors.
+    /// Parses one TOML text (no `extends` resolution). `file` names it in errors, with the
+    /// key (`end.stalemate`) where the error can be placed on one.
     pub fn from_toml(text: &str, file: &str) -> Result<VariantSpec> {
-        toml::from_str(text).map_err(|e| toml_error(file, &e))
+        toml::from_str(text).map_err(|e| toml_error(text, file, &e))
     }
 
     /// Loads a variant file, resolving `extends` against sibling files, then built-ins.
@@ -306,10 +312,13 @@ impl VariantSpec {
     }
 }
 
-fn toml_error(file: &str, e: &toml::de::Error) -> Error {
+/// A TOML error as a config error: the key path it points at (else its byte range), and
+/// toml's message (for a word outside its set, the allowed words).
+fn toml_error(text: &str, file: &str, e: &toml::de::Error) -> Error {
     let msg = e.message().to_string();
     let key = match e.span() {
-        Some(span) => format!("byte {}..{}", span.start, span.end),
+        Some(span) => crate::tomlpath::key_path(text, span.clone())
+            .unwrap_or_else(|| format!("byte {}..{}", span.start, span.end)),
         None => "-".to_string(),
     };
     Error::config(file, key, msg)
@@ -376,27 +385,54 @@ fn load_chain(src: Source, seen: &mut Vec<String>) -> Result<VariantSpec> {
     merge(parent, spec, &label)
 }
 
-fn or<T>(child: Option<T>, parent: Option<T>) -> Option<T> {
-    child.or(parent)
-}
-
 /// Child keys override parent keys; tables merge key by key; pieces merge by letter.
 fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantSpec> {
-    let mut pieces = parent.pieces.unwrap_or_default();
-    if let Some(remove) = &child.remove_pieces {
-        for (i, letter) in remove.iter().enumerate() {
-            let before = pieces.len();
-            pieces.retain(|p| !p.letter.eq_ignore_ascii_case(letter));
-            if pieces.len() == before {
-                return Err(Error::config(
-                    file,
-                    format!("remove_pieces[{i}]"),
-                    format!("the parent variant has no piece {letter:?}"),
-                ));
-            }
+    let pieces = merge_pieces(
+        parent.pieces.unwrap_or_default(),
+        child.remove_pieces.as_deref().unwrap_or_default(),
+        child.pieces.unwrap_or_default(),
+        file,
+    )?;
+    Ok(VariantSpec {
+        name: child.name,
+        extends: None,
+        description: child.description.or(parent.description),
+        files: child.files.or(parent.files),
+        ranks: child.ranks.or(parent.ranks),
+        start: child.start.or(parent.start),
+        remove_pieces: None,
+        pieces: Some(pieces),
+        promotion: Some(child.promotion.unwrap_or_default().over(parent.promotion)),
+        drops: Some(child.drops.unwrap_or_default().over(parent.drops)),
+        end: Some(child.end.unwrap_or_default().over(parent.end)),
+        match_rule: child.match_rule.or(parent.match_rule),
+        moves_from: child.moves_from.or(parent.moves_from),
+        lions: match (child.lions, parent.lions) {
+            (Some(c), p @ Some(_)) => Some(c.over(p)),
+            (c, p) => c.or(p),
+        },
+    })
+}
+
+/// The parent's pieces less `remove`, with the child's replacing those of the same letter and
+/// the others added.
+fn merge_pieces(
+    mut pieces: Vec<PieceSpec>,
+    remove: &[String],
+    child_pieces: Vec<PieceSpec>,
+    file: &str,
+) -> Result<Vec<PieceSpec>> {
+    for (i, letter) in remove.iter().enumerate() {
+        let before = pieces.len();
+        pieces.retain(|p| !p.letter.eq_ignore_ascii_case(letter));
+        if pieces.len() == before {
+            return Err(Error::config(
+                file,
+                format!("remove_pieces[{i}]"),
+                format!("the parent variant has no piece {letter:?}"),
+            ));
         }
     }
-    let child_pieces = child.pieces.unwrap_or_default();
     for (i, p) in child_pieces.iter().enumerate() {
         if child_pieces[..i]
             .iter()
@@ -418,53 +454,61 @@ fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantS
             None => pieces.push(p),
         }
     }
-    let pp = parent.promotion.unwrap_or_default();
-    let cp = child.promotion.unwrap_or_default();
-    let pd = parent.drops.unwrap_or_default();
-    let cd = child.drops.unwrap_or_default();
-    let pe = parent.end.unwrap_or_default();
-    let ce = child.end.unwrap_or_default();
-    Ok(VariantSpec {
-        name: child.name,
-        extends: None,
-        description: or(child.description, parent.description),
-        files: or(child.files, parent.files),
-        ranks: or(child.ranks, parent.ranks),
-        start: or(child.start, parent.start),
-        remove_pieces: None,
-        pieces: Some(pieces),
-        promotion: Some(PromotionSpec {
-            zone_depth: or(cp.zone_depth, pp.zone_depth),
-            forbid_immobile: or(cp.forbid_immobile, pp.forbid_immobile),
-            flip_on: or(cp.flip_on, pp.flip_on),
-            moves: or(cp.moves, pp.moves),
-            immobile_may_promote: or(cp.immobile_may_promote, pp.immobile_may_promote),
-        }),
-        drops: Some(DropSpec {
-            enabled: or(cd.enabled, pd.enabled),
-            forbid_immobile: or(cd.forbid_immobile, pd.forbid_immobile),
-            promoted: or(cd.promoted, pd.promoted),
-            royal: or(cd.royal, pd.royal),
-            unarmed_until_royal: or(cd.unarmed_until_royal, pd.unarmed_until_royal),
-        }),
-        end: Some(EndSpec {
-            stalemate: or(ce.stalemate, pe.stalemate),
-            repetition: or(ce.repetition, pe.repetition),
-            repetition_result: or(ce.repetition_result, pe.repetition_result),
-            perpetual_check: or(ce.perpetual_check, pe.perpetual_check),
-            max_plies: or(ce.max_plies, pe.max_plies),
-            bare_king: or(ce.bare_king, pe.bare_king),
-            bare_king_ignores: or(ce.bare_king_ignores, pe.bare_king_ignores),
-        }),
-        match_rule: or(child.match_rule, parent.match_rule),
-        moves_from: or(child.moves_from, parent.moves_from),
-        lions: match (child.lions, parent.lions) {
-            (Some(c), Some(p)) => Some(LionSpec {
-                protected: or(c.protected, p.protected),
-                bridge_exempt: or(c.bridge_exempt, p.bridge_exempt),
-                counter_strike: or(c.counter_strike, p.counter_strike),
-            }),
-            (c, p) => c.or(p),
-        },
-    })
+    Ok(pieces)
+}
+
+impl PromotionSpec {
+    /// These keys, with the parent's where this table has none.
+    fn over(self, parent: Option<PromotionSpec>) -> PromotionSpec {
+        let p = parent.unwrap_or_default();
+        PromotionSpec {
+            zone_depth: self.zone_depth.or(p.zone_depth),
+            forbid_immobile: self.forbid_immobile.or(p.forbid_immobile),
+            flip_on: self.flip_on.or(p.flip_on),
+            moves: self.moves.or(p.moves),
+            immobile_may_promote: self.immobile_may_promote.or(p.immobile_may_promote),
+        }
+    }
+}
+
+impl DropSpec {
+    /// These keys, with the parent's where this table has none.
+    fn over(self, parent: Option<DropSpec>) -> DropSpec {
+        let p = parent.unwrap_or_default();
+        DropSpec {
+            enabled: self.enabled.or(p.enabled),
+            forbid_immobile: self.forbid_immobile.or(p.forbid_immobile),
+            promoted: self.promoted.or(p.promoted),
+            royal: self.royal.or(p.royal),
+            unarmed_until_royal: self.unarmed_until_royal.or(p.unarmed_until_royal),
+        }
+    }
+}
+
+impl EndSpec {
+    /// These keys, with the parent's where this table has none.
+    fn over(self, parent: Option<EndSpec>) -> EndSpec {
+        let p = parent.unwrap_or_default();
+        EndSpec {
+            stalemate: self.stalemate.or(p.stalemate),
+            repetition: self.repetition.or(p.repetition),
+            repetition_result: self.repetition_result.or(p.repetition_result),
+            perpetual_check: self.perpetual_check.or(p.perpetual_check),
+            max_plies: self.max_plies.or(p.max_plies),
+            bare_king: self.bare_king.or(p.bare_king),
+            bare_king_ignores: self.bare_king_ignores.or(p.bare_king_ignores),
+        }
+    }
+}
+
+impl LionSpec {
+    /// These keys, with the parent's where this table has none.
+    fn over(self, parent: Option<LionSpec>) -> LionSpec {
+        let p = parent.unwrap_or_default();
+        LionSpec {
+            protected: self.protected.or(p.protected),
+            bridge_exempt: self.bridge_exempt.or(p.bridge_exempt),
+            counter_strike: self.counter_strike.or(p.counter_strike),
+        }
+    }
 }

@@ -10,7 +10,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rules::fsf::{to_fsf_fen, to_fsf_ini, FsfVariant};
-use rules::{perft, Position, Variant};
+use rules::{perft, Position, PromotionMode, Variant};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -313,7 +313,7 @@ fn composed_variants_match_fairy_stockfish_perft() {
         .flatten()
         .filter(|p| p.promoted.is_some())
     {
-        p.promotion = Some("forced".into());
+        p.promotion = Some(PromotionMode::Forced);
     }
     composed.push(spec);
     let mut spec = base.clone();

@@ -1,0 +1,563 @@
+//! Compiling a [`VariantSpec`] into a [`Variant`], in three steps (as Fairy-Stockfish's variant
+//! parser reads the keys and `conclude()` then derives what follows from them): read and check
+//! each key ([`Compiler::game_rules`], [`Compiler::parse_kinds`]), check the keys that must
+//! agree with each other ([`Compiler::check_kind_rules`]), then derive the tables
+//! ([`crate::tables`]) and check the start position against them.
+
+use crate::betza::{self, MoveAtom, TwoLeg};
+use crate::bitset::SquareSet;
+use crate::error::{Error, Result};
+use crate::spec::{PieceDropSpec, PieceSpec, PromotedSpec, VariantSpec};
+use crate::tables::{build_drop_squares, build_tables};
+use crate::types::{Kind, Letter};
+use crate::values::{
+    FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves, StalemateValue,
+};
+use crate::variant::{KindInfo, Variant, MAX_KINDS, MAX_SIDE};
+use std::sync::Arc;
+
+/// The rules of a variant other than its pieces, as read from the spec (defaults applied).
+struct GameRules {
+    files: u8,
+    ranks: u8,
+    start: String,
+    zone_depth: u8,
+    forbid_immobile_moves: bool,
+    promotion_entering: bool,
+    immobile_may_promote: bool,
+    flip_on_capture: bool,
+    drops: bool,
+    forbid_immobile_drops: bool,
+    promoted_drops: bool,
+    royal_drops: bool,
+    unarmed_until_royal: bool,
+    stalemate: StalemateValue,
+    repetition: u32,
+    repetition_result: StalemateValue,
+    perpetual_check_loses: bool,
+    max_plies: u32,
+    bare_king: bool,
+    match_rule: MatchRule,
+    moves_from_behind: bool,
+    lion_protected: bool,
+    lion_counter_strike: bool,
+}
+
+/// The piece kinds of a variant with their parsed moves, before the tables are derived.
+#[derive(Default)]
+struct Kinds {
+    /// Unpromoted kinds in declaration order, then the promoted forms.
+    kinds: Vec<KindInfo>,
+    /// Each kind's moves.
+    atoms: Vec<Vec<MoveAtom>>,
+    /// Each kind's extra moves on its owner's last rank.
+    extras: Vec<Vec<MoveAtom>>,
+    /// Each unpromoted kind's drop rules.
+    drop_specs: Vec<PieceDropSpec>,
+}
+
+/// One unpromoted piece as read: its kind, moves, last-rank moves and drop rules.
+type BasePiece = (KindInfo, Vec<MoveAtom>, Vec<MoveAtom>, PieceDropSpec);
+
+/// Compiles specs; `file` names the source in errors.
+pub(crate) struct Compiler<'a> {
+    pub(crate) file: &'a str,
+}
+
+impl Compiler<'_> {
+    fn err(&self, key: impl Into<String>, reason: impl Into<String>) -> Error {
+        Error::config(self.file, key, reason)
+    }
+
+    /// Reads, checks and compiles a spec.
+    pub(crate) fn compile(&self, spec: VariantSpec) -> Result<Variant> {
+        let rules = self.game_rules(&spec)?;
+        let pieces = spec.pieces.as_deref().unwrap_or_default();
+        let mut kinds = self.parse_kinds(pieces, rules.ranks)?;
+        self.link_captured_as(pieces, &mut kinds.kinds)?;
+        let hand_kinds = hand_kinds(&mut kinds.kinds, pieces.len(), &rules);
+        self.check_kind_rules(&spec, &rules, &mut kinds.kinds)?;
+        let has_hoppers = kinds.atoms.iter().flatten().any(|a| a.hops != 1);
+        let mut v = unbuilt(&spec, rules, kinds.kinds, hand_kinds, has_hoppers);
+        build_tables(&mut v, &kinds.atoms, &kinds.extras);
+        build_drop_squares(&mut v, &kinds.drop_specs);
+        self.check_start(v)
+    }
+
+    /// The board size and start position, as written.
+    fn board(&self, spec: &VariantSpec) -> Result<(u8, u8, String)> {
+        let files = spec.files.ok_or_else(|| self.err("files", "missing"))?;
+        let ranks = spec.ranks.ok_or_else(|| self.err("ranks", "missing"))?;
+        if !(1..=MAX_SIDE).contains(&files) {
+            return Err(self.err("files", format!("must be 1 to {MAX_SIDE}, got {files}")));
+        }
+        if !(1..=MAX_SIDE).contains(&ranks) {
+            return Err(self.err("ranks", format!("must be 1 to {MAX_SIDE}, got {ranks}")));
+        }
+        let start = spec
+            .start
+            .clone()
+            .ok_or_else(|| self.err("start", "missing"))?;
+        Ok((files, ranks, start))
+    }
+
+    /// Every rule but the pieces, with its default where the spec has none.
+    fn game_rules(&self, spec: &VariantSpec) -> Result<GameRules> {
+        let (files, ranks, start) = self.board(spec)?;
+        if spec.pieces.as_ref().is_none_or(Vec::is_empty) {
+            return Err(self.err("pieces", "no pieces defined"));
+        }
+        let prom = spec.promotion.clone().unwrap_or_default();
+        let drops = spec.drops.clone().unwrap_or_default();
+        let end = spec.end.clone().unwrap_or_default();
+        let lions = spec.lions.clone().unwrap_or_default();
+        let zone_depth = prom.zone_depth.unwrap_or(ranks / 3);
+        if zone_depth > ranks {
+            return Err(self.err(
+                "promotion.zone_depth",
+                format!("{zone_depth} is deeper than the board ({ranks} ranks)"),
+            ));
+        }
+        let repetition = end.repetition.unwrap_or(4);
+        if repetition == 1 {
+            return Err(self.err("end.repetition", "must be 0 (off) or at least 2"));
+        }
+        Ok(GameRules {
+            files,
+            ranks,
+            start,
+            zone_depth,
+            forbid_immobile_moves: prom.forbid_immobile.unwrap_or(true),
+            promotion_entering: prom.moves == Some(PromotionMoves::Entering),
+            immobile_may_promote: prom.immobile_may_promote.unwrap_or(false),
+            flip_on_capture: prom.flip_on == Some(FlipOn::Capture),
+            drops: drops.enabled.unwrap_or(true),
+            forbid_immobile_drops: drops.forbid_immobile.unwrap_or(true),
+            promoted_drops: drops.promoted.unwrap_or(false),
+            royal_drops: drops.royal.unwrap_or(false),
+            unarmed_until_royal: drops.unarmed_until_royal.unwrap_or(false),
+            stalemate: end.stalemate.unwrap_or(StalemateValue::Loss),
+            repetition,
+            repetition_result: end.repetition_result.unwrap_or(StalemateValue::Draw),
+            perpetual_check_loses: end.perpetual_check != Some(PerpetualCheck::Draw),
+            max_plies: end.max_plies.unwrap_or(0),
+            bare_king: end.bare_king.unwrap_or(false),
+            match_rule: spec.match_rule.unwrap_or(MatchRule::Single),
+            moves_from_behind: spec.moves_from == Some(MovesFrom::Behind),
+            lion_protected: lions.protected.unwrap_or(false),
+            lion_counter_strike: lions.counter_strike.unwrap_or(false),
+        })
+    }
+
+    /// The kinds: unpromoted in declaration order, then promoted forms.
+    fn parse_kinds(&self, pieces: &[PieceSpec], ranks: u8) -> Result<Kinds> {
+        let mut ks = Kinds::default();
+        for (i, p) in pieces.iter().enumerate() {
+            let (kind, atoms, extra, drop) = self.base_kind(i, p, ranks, &ks.kinds)?;
+            ks.kinds.push(kind);
+            ks.atoms.push(atoms);
+            ks.extras.push(extra);
+            ks.drop_specs.push(drop);
+        }
+        for (i, p) in pieces.iter().enumerate() {
+            if let (Some(pr), true) = (&p.promoted, ks.kinds[i].promotion != PromotionMode::None) {
+                let (kind, atoms) = self.promoted_kind(i, pr, &ks.kinds[i])?;
+                ks.kinds[i].promotes_to = Some(ks.kinds.len() as Kind);
+                ks.kinds.push(kind);
+                ks.atoms.push(atoms);
+                ks.extras.push(Vec::new());
+            }
+        }
+        if ks.kinds.len() > MAX_KINDS {
+            return Err(self.err(
+                "pieces",
+                format!(
+                    "{} kinds with promoted forms; at most {MAX_KINDS}",
+                    ks.kinds.len()
+                ),
+            ));
+        }
+        Ok(ks)
+    }
+
+    /// Piece `i` (unpromoted side), after the kinds `earlier`.
+    fn base_kind(
+        &self,
+        i: usize,
+        p: &PieceSpec,
+        ranks: u8,
+        earlier: &[KindInfo],
+    ) -> Result<BasePiece> {
+        let key = |k: &str| format!("pieces[{i}].{k}");
+        let letter = self.piece_letter(p, i)?;
+        if earlier.iter().any(|k| k.letter == letter) {
+            return Err(self.err(
+                key("letter"),
+                format!("letter {:?} used twice", letter.to_string()),
+            ));
+        }
+        let (atoms, legs) = self.moves(&p.betza, &key("betza"))?;
+        if !legs.is_empty() && p.promoted.is_some() {
+            return Err(self.err(
+                key("promoted"),
+                "a piece with two-step moves cannot promote (those moves never promote)",
+            ));
+        }
+        let promotion = self.promotion_mode(p, &key("promotion"))?;
+        if p.royal && p.promoted.is_some() {
+            return Err(self.err(key("promoted"), "a royal piece cannot promote"));
+        }
+        let d = p.drop.clone().unwrap_or_default();
+        if p.royal && d != Default::default() {
+            return Err(self.err(key("drop"), "a royal piece is never in hand"));
+        }
+        let max_per_file = self.drop_file_limit(&d, ranks, &key)?;
+        let has_rays = atoms.iter().any(|m| m.range != 1);
+        let extra = self.last_rank_moves(p, &key("last_rank_betza"))?;
+        if p.move_max_per_file == Some(0) {
+            return Err(self.err(key("move_max_per_file"), "must be at least 1"));
+        }
+        let kind = KindInfo {
+            letter,
+            promoted: false,
+            name: p.name.clone().unwrap_or_else(|| letter.to_string()),
+            betza: p.betza.clone(),
+            royal: p.royal,
+            promotes_to: None,
+            demoted: i as Kind,
+            promotion,
+            hand_index: None,
+            max_per_file,
+            no_drop_mate: d.no_mate.unwrap_or(false),
+            drop_must_check: d.must_check.unwrap_or(false),
+            droppable: d.allowed.unwrap_or(true),
+            has_rays,
+            legs,
+            lion: p.lion,
+            bridge_exempt: false,
+            bare_king_ignored: false,
+            last_rank_betza: p.last_rank_betza.clone(),
+            move_max_per_file: p.move_max_per_file,
+            captured_as: i as Kind,
+        };
+        Ok((kind, atoms, extra, d))
+    }
+
+    /// The promoted form of piece `i`, whose unpromoted side is `base`.
+    fn promoted_kind(
+        &self,
+        i: usize,
+        pr: &PromotedSpec,
+        base: &KindInfo,
+    ) -> Result<(KindInfo, Vec<MoveAtom>)> {
+        let (atoms, legs) = self.moves(&pr.betza, &format!("pieces[{i}].promoted.betza"))?;
+        let letter = base.letter;
+        let kind = KindInfo {
+            letter,
+            promoted: true,
+            name: pr.name.clone().unwrap_or_else(|| format!("+{letter}")),
+            betza: pr.betza.clone(),
+            royal: pr.royal,
+            promotes_to: None,
+            demoted: i as Kind,
+            // A flipping piece flips back.
+            promotion: match base.promotion {
+                PromotionMode::Flip => PromotionMode::Flip,
+                _ => PromotionMode::None,
+            },
+            hand_index: None,
+            max_per_file: None,
+            no_drop_mate: false,
+            drop_must_check: false,
+            droppable: false,
+            has_rays: atoms.iter().any(|m| m.range != 1),
+            legs,
+            lion: pr.lion,
+            bridge_exempt: false,
+            bare_king_ignored: false,
+            last_rank_betza: None,
+            move_max_per_file: None,
+            captured_as: i as Kind,
+        };
+        Ok((kind, atoms))
+    }
+
+    /// A Betza string's moves and two-step moves, checked (see [`Compiler::check_legs`]).
+    fn moves(&self, text: &str, key: &str) -> Result<(Vec<MoveAtom>, Vec<TwoLeg>)> {
+        let (atoms, legs) = betza::parse_all(text).map_err(|e| self.err(key, e.to_string()))?;
+        self.check_legs(&atoms, &legs, key)?;
+        Ok((atoms, legs))
+    }
+
+    /// The promotion mode of a piece: `optional` when it has a promoted form and no mode.
+    fn promotion_mode(&self, p: &PieceSpec, key: &str) -> Result<PromotionMode> {
+        match (p.promotion, &p.promoted) {
+            (None, None) | (Some(PromotionMode::None), _) => Ok(PromotionMode::None),
+            (None, Some(_)) => Ok(PromotionMode::Optional),
+            (Some(m), Some(_)) => Ok(m),
+            (Some(m), None) => {
+                Err(self.err(key, format!("{:?} needs a `promoted` form", m.as_str())))
+            }
+        }
+    }
+
+    /// The per-file drop limit (`nifu`, `max_per_file`), after checking the forbidden ranks.
+    fn drop_file_limit(
+        &self,
+        d: &PieceDropSpec,
+        ranks: u8,
+        key: &dyn Fn(&str) -> String,
+    ) -> Result<Option<u8>> {
+        if let Some(r) = &d.forbidden_ranks {
+            if let Some(bad) = r.iter().find(|&&r| r == 0 || r > ranks) {
+                return Err(self.err(
+                    key("drop.forbidden_ranks"),
+                    format!("rank {bad} is not between 1 and {ranks}"),
+                ));
+            }
+        }
+        match (d.nifu, d.max_per_file) {
+            (_, Some(0)) => Err(self.err(
+                key("drop.max_per_file"),
+                "must be at least 1 (use drop.allowed = false to forbid drops)",
+            )),
+            (Some(true), Some(n)) if n != 1 => Err(self.err(
+                key("drop.max_per_file"),
+                format!("nifu = true means max_per_file = 1, got {n}: give one of them"),
+            )),
+            (Some(true), _) => Ok(Some(1)),
+            (_, n) => Ok(n),
+        }
+    }
+
+    /// The extra moves of a piece on its last rank (none without `last_rank_betza`).
+    fn last_rank_moves(&self, p: &PieceSpec, key: &str) -> Result<Vec<MoveAtom>> {
+        let Some(b) = &p.last_rank_betza else {
+            return Ok(Vec::new());
+        };
+        let (atoms, legs) = betza::parse_all(b).map_err(|e| self.err(key, e.to_string()))?;
+        if !legs.is_empty() {
+            return Err(self.err(key, "two-step moves are not supported here"));
+        }
+        Ok(atoms)
+    }
+
+    /// Sets each kind's `captured_as` from `pieces[].captured_as`; promoted forms follow their
+    /// unpromoted side.
+    fn link_captured_as(&self, pieces: &[PieceSpec], kinds: &mut [KindInfo]) -> Result<()> {
+        let base_count = pieces.len();
+        for (i, p) in pieces.iter().enumerate() {
+            let Some(letter) = &p.captured_as else {
+                continue;
+            };
+            let key = format!("pieces[{i}].captured_as");
+            let target = Letter::parse(letter)
+                .and_then(|(l, _)| kinds[..base_count].iter().position(|k| k.letter == l))
+                .ok_or_else(|| {
+                    self.err(&key, format!("{letter:?} is not the letter of a piece"))
+                })?;
+            if kinds[target].royal || pieces[target].captured_as.is_some() || target == i {
+                return Err(self.err(
+                    &key,
+                    "must name another piece that is not royal and keeps its own kind in hand",
+                ));
+            }
+            kinds[i].captured_as = target as Kind;
+        }
+        for i in base_count..kinds.len() {
+            kinds[i].captured_as = kinds[kinds[i].demoted as usize].captured_as;
+        }
+        Ok(())
+    }
+
+    /// The rules that concern several keys or kinds: borrowed moves against two-step and
+    /// last-rank moves, the Lion rules' letters and pieces, the bare-king exceptions.
+    fn check_kind_rules(
+        &self,
+        spec: &VariantSpec,
+        rules: &GameRules,
+        kinds: &mut [KindInfo],
+    ) -> Result<()> {
+        let behind = rules.moves_from_behind;
+        if behind && kinds.iter().any(|k| k.last_rank_betza.is_some()) {
+            return Err(self.err(
+                "moves_from",
+                "borrowed moves and last-rank moves cannot be combined",
+            ));
+        }
+        if behind && kinds.iter().any(|k| !k.legs.is_empty()) {
+            return Err(self.err(
+                "moves_from",
+                "borrowed moves and two-step moves cannot be combined",
+            ));
+        }
+        let exempt = spec.lions.as_ref().and_then(|l| l.bridge_exempt.as_deref());
+        for (i, letter) in exempt.unwrap_or_default().iter().enumerate() {
+            let key = format!("lions.bridge_exempt[{i}]");
+            match base_kind_mut(kinds, letter) {
+                Some(k) => k.bridge_exempt = true,
+                None => {
+                    return Err(self.err(key, format!("{letter:?} is not the letter of a piece")))
+                }
+            }
+        }
+        let ignored = spec
+            .end
+            .as_ref()
+            .and_then(|e| e.bare_king_ignores.as_deref());
+        for (i, letter) in ignored.unwrap_or_default().iter().enumerate() {
+            let key = format!("end.bare_king_ignores[{i}]");
+            if !rules.bare_king {
+                return Err(self.err(key, "needs end.bare_king = true"));
+            }
+            match base_kind_mut(kinds, letter) {
+                Some(k) if !k.royal => k.bare_king_ignored = true,
+                Some(_) => return Err(self.err(key, format!("{letter:?} is a royal piece"))),
+                None => {
+                    return Err(self.err(key, format!("{letter:?} is not the letter of a piece")))
+                }
+            }
+        }
+        let lion_rules = rules.lion_protected || rules.lion_counter_strike;
+        if lion_rules && !kinds.iter().any(|k| k.lion) {
+            return Err(self.err("lions", "Lion rules without any piece marked lion = true"));
+        }
+        Ok(())
+    }
+
+    /// Two-step moves must end where a plain leap of the piece could capture (or back on the
+    /// start square), so that the attack tables, built from single moves, stay exact.
+    fn check_legs(&self, atoms: &[MoveAtom], legs: &[TwoLeg], key: &str) -> Result<()> {
+        for l in legs {
+            let (dx, dy) = (l.dx1 + l.dx2, l.dy1 + l.dy2);
+            let leaps = atoms.iter().any(|a| {
+                a.range == 1 && a.can_capture && a.hops & 1 != 0 && (a.dx, a.dy) == (dx, dy)
+            });
+            if (dx, dy) != (0, 0) && !leaps {
+                return Err(self.err(
+                    key,
+                    format!(
+                        "a two-step move ends at ({dx}, {dy}), where the piece has no capturing \
+                         leap; add that leap (the Lion is KNADcaKmabK)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn piece_letter(&self, p: &PieceSpec, i: usize) -> Result<Letter> {
+        match Letter::parse(&p.letter) {
+            Some((l, _)) => Ok(l),
+            None => Err(self.err(
+                format!("pieces[{i}].letter"),
+                format!(
+                    "must be one ASCII letter, optionally followed by ' or !, got {:?}",
+                    p.letter
+                ),
+            )),
+        }
+    }
+
+    /// The start position must parse; its material bounds every other position's.
+    fn check_start(&self, mut v: Variant) -> Result<Variant> {
+        let start_pos = crate::Position::from_sfen_with(Arc::new(v.clone()), &v.start_sfen)
+            .map_err(|e| self.err("start", e.to_string()))?;
+        v.max_material = start_pos.material();
+        Ok(v)
+    }
+}
+
+/// The unpromoted kind with this letter as written in a config (`"P"`, `"N'"`).
+fn base_kind_mut<'k>(kinds: &'k mut [KindInfo], letter: &str) -> Option<&'k mut KindInfo> {
+    let (l, _) = Letter::parse(letter)?;
+    kinds.iter_mut().find(|k| !k.promoted && k.letter == l)
+}
+
+/// Gives hand slots to the unpromoted kinds that go to hand as themselves (royal ones only
+/// with royal drops), and returns them in hand order; none without drops.
+fn hand_kinds(kinds: &mut [KindInfo], base_count: usize, rules: &GameRules) -> Vec<Kind> {
+    let mut hand = Vec::new();
+    if !rules.drops {
+        return hand;
+    }
+    for (i, k) in kinds.iter_mut().enumerate().take(base_count) {
+        // A piece that goes to hand as another kind has no hand slot of its own.
+        if (!k.royal || rules.royal_drops) && k.captured_as as usize == i {
+            k.hand_index = Some(hand.len());
+            hand.push(i as Kind);
+        }
+    }
+    hand
+}
+
+/// The variant with its rules and kinds, its tables still empty.
+fn unbuilt(
+    spec: &VariantSpec,
+    r: GameRules,
+    kinds: Vec<KindInfo>,
+    hand_kinds: Vec<Kind>,
+    has_hoppers: bool,
+) -> Variant {
+    Variant {
+        name: spec.name.clone().unwrap_or_else(|| "variant".into()),
+        spec: spec.clone(),
+        files: r.files,
+        ranks: r.ranks,
+        start_sfen: r.start,
+        several_royals: kinds.iter().any(|k| k.royal && k.promoted),
+        has_legs: kinds.iter().any(|k| !k.legs.is_empty()),
+        has_last_rank_moves: kinds.iter().any(|k| k.last_rank_betza.is_some()),
+        has_move_file_limits: kinds.iter().any(|k| k.move_max_per_file.is_some()),
+        kinds,
+        hand_kinds,
+        zone_depth: r.zone_depth,
+        forbid_immobile_moves: r.forbid_immobile_moves,
+        drops: r.drops,
+        forbid_immobile_drops: r.forbid_immobile_drops,
+        stalemate: r.stalemate,
+        repetition: r.repetition,
+        repetition_result: r.repetition_result,
+        perpetual_check_loses: r.perpetual_check_loses,
+        max_plies: r.max_plies,
+        bare_king: r.bare_king,
+        match_rule: r.match_rule,
+        has_hoppers,
+        moves_from_behind: r.moves_from_behind,
+        flip_on_capture: r.flip_on_capture,
+        promoted_drops: r.promoted_drops,
+        royal_drops: r.royal_drops,
+        unarmed_until_royal: r.unarmed_until_royal,
+        promotion_entering: r.promotion_entering,
+        immobile_may_promote: r.immobile_may_promote,
+        lion_protected: r.lion_protected,
+        lion_counter_strike: r.lion_counter_strike,
+        n: r.files as usize * r.ranks as usize,
+        legs: Vec::new(),
+        last_rank_rays: Vec::new(),
+        last_rank: [SquareSet::EMPTY; 2],
+        dirs: Vec::new(),
+        dir_opposite: Vec::new(),
+        ray_start: Vec::new(),
+        ray_len: Vec::new(),
+        ray_squares: Vec::new(),
+        leap_index: Vec::new(),
+        leaps: Vec::new(),
+        rays: Vec::new(),
+        leap_attack_index: Vec::new(),
+        leap_attackers: Vec::new(),
+        ray_attack: Vec::new(),
+        ray_scans: [Vec::new(), Vec::new()],
+        immobile: Vec::new(),
+        dead_squares: [0; 2],
+        max_material: Vec::new(),
+        zone: [SquareSet::EMPTY; 2],
+        drop_squares: Vec::new(),
+        file_squares: Vec::new(),
+        leap_checks: Vec::new(),
+        all_squares: SquareSet::EMPTY,
+        z_board: Vec::new(),
+        z_hand: Vec::new(),
+        z_side: 0,
+    }
+}
