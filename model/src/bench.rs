@@ -21,7 +21,7 @@ pub fn rate(seconds: f64, mut f: impl FnMut()) -> f64 {
 /// Samples/s of the bare training step of `t` on a random batch of `batch` positions.
 pub fn train_rate(t: &mut Trainer, batch: usize, seconds: f64) -> f64 {
     let s = t.net.shape;
-    let d = t.device;
+    let d = t.device.torch();
     let b = Batch {
         inputs: Tensor::rand(
             [

@@ -6,12 +6,13 @@ use crate::error::{io_err, ModelError, Result};
 use crate::net::{NetShape, Network};
 use crate::optim::{Ema, Optimizer};
 use crate::train::{SplitMix, Trainer};
+use crate::Device;
+use encoding::EncodingSpec;
 use rules::VariantSpec;
-use selfplay::EncodingSpec;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use tch::{nn::VarStore, Device, Tensor};
+use tch::{nn::VarStore, Tensor};
 
 /// Version of the sidecar format.
 pub const FORMAT_VERSION: u32 = 1;
@@ -88,16 +89,16 @@ impl ModelMeta {
     }
 }
 
-/// Writes `bytes` to `path` atomically ([`selfplay::atomic`]: temporary name, fsync, rename,
+/// Writes `bytes` to `path` atomically ([`atomic_file`]: temporary name, fsync, rename,
 /// directory fsync).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    Ok(selfplay::atomic::write_bytes(path, bytes)?)
+    Ok(atomic_file::write_bytes(path, bytes)?)
 }
 
 fn save_tensors_atomic(path: &Path, named: &[(String, Tensor)]) -> Result<()> {
     // The temporary name keeps the .safetensors extension so tch picks the format.
     let refs: Vec<(&str, &Tensor)> = named.iter().map(|(n, t)| (n.as_str(), t)).collect();
-    selfplay::atomic::write_with(path, |tmp| {
+    atomic_file::write_with(path, |tmp| {
         Tensor::write_safetensors(&refs, tmp).map_err(|e| ModelError::Checkpoint {
             path: tmp.display().to_string(),
             reason: format!("cannot write: {e}"),
@@ -165,7 +166,7 @@ fn check_meta(meta: &ModelMeta, file: &str, prefix: &str) -> Result<()> {
     })?;
     let variant = rules::Variant::compile_named(meta.variant_spec.clone(), file)
         .map_err(|e| bad("variant_spec", format!("does not compile: {e}")))?;
-    let enc = selfplay::Encoder::for_spec(std::sync::Arc::new(variant), &meta.encoding)
+    let enc = encoding::Encoder::for_spec(std::sync::Arc::new(variant), &meta.encoding)
         .map_err(|e| bad("encoding.layout", e.to_string()))?;
     let sizes = [
         ("planes", meta.planes, enc.num_planes()),
@@ -281,7 +282,7 @@ pub fn check_encoding(meta: &ModelMeta, expected: &EncodingSpec, path: &Path) ->
 /// Loads a model file into a new network on `device`.
 pub fn load_model(path: &Path, device: Device) -> Result<(VarStore, Network, ModelMeta)> {
     let meta = read_meta(path)?;
-    let mut vs = VarStore::new(device);
+    let mut vs = VarStore::new(device.torch());
     let net = Network::new(&vs.root(), &meta.model, meta.shape());
     load_weights(&mut vs, path)?;
     Ok((vs, net, meta))
@@ -470,7 +471,7 @@ fn load_stem(
             ),
         });
     }
-    let mut vs = VarStore::new(device);
+    let mut vs = VarStore::new(device.torch());
     let net = Network::new(&vs.root(), &state.meta.model, state.meta.shape());
     load_weights(&mut vs, &dir.join(format!("{stem}.safetensors")))?;
     let mut opt = Optimizer::new(cfg.optimizer.clone(), &vs);
@@ -481,7 +482,7 @@ fn load_stem(
     })?;
     let named = named
         .into_iter()
-        .map(|(k, t)| (k, t.to_device(device)))
+        .map(|(k, t)| (k, t.to_device(vs.device())))
         .collect();
     opt.load_state(named, state.optimizer_steps)
         .map_err(|reason| ModelError::Checkpoint {
@@ -498,7 +499,7 @@ fn load_stem(
             })?;
             let named = named
                 .into_iter()
-                .map(|(k, t)| (k, t.to_device(device)))
+                .map(|(k, t)| (k, t.to_device(vs.device())))
                 .collect();
             avg.load_state(named, updates)
                 .map_err(|reason| ModelError::Checkpoint {
@@ -516,7 +517,7 @@ fn load_stem(
         opt,
         cfg,
         step: state.step,
-        device,
+        device: device.resolved(),
         loss_scale: state.loss_scale,
         good_steps: state.good_steps,
         rng: SplitMix(state.rng_state),
@@ -548,9 +549,9 @@ mod tests {
         .unwrap()
     }
 
-    fn minishogi() -> (selfplay::Encoder, ModelMeta) {
+    fn minishogi() -> (encoding::Encoder, ModelMeta) {
         let v = Arc::new(rules::Variant::builtin("minishogi").unwrap());
-        let enc = selfplay::Encoder::new(v.clone());
+        let enc = encoding::Encoder::new(v.clone());
         let meta = ModelMeta::new(&tiny(), crate::shape_of(&enc), enc.spec(), v.spec.clone());
         (enc, meta)
     }
@@ -558,7 +559,7 @@ mod tests {
     /// A good model `m.safetensors` (with `m.json`) in `dir`.
     fn good_model(dir: &Path) -> PathBuf {
         let (enc, meta) = minishogi();
-        let vs = VarStore::new(Device::Cpu);
+        let vs = VarStore::new(tch::Device::Cpu);
         let _net = Network::new(&vs.root(), &tiny(), crate::shape_of(&enc));
         let path = dir.join("m.safetensors");
         save_model(&vs, &meta, &path).unwrap();

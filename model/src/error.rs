@@ -36,8 +36,8 @@ pub enum ModelError {
     },
 }
 
-impl From<selfplay::atomic::WriteError> for ModelError {
-    fn from(e: selfplay::atomic::WriteError) -> Self {
+impl From<atomic_file::WriteError> for ModelError {
+    fn from(e: atomic_file::WriteError) -> Self {
         ModelError::Io {
             path: e.path.display().to_string(),
             source: e.source,

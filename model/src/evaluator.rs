@@ -6,9 +6,10 @@
 //! of its legal moves and the WDL, in one small transfer.
 
 use crate::net::{InferenceNet, NetShape, Network};
+use crate::Device;
+use encoding::Precision;
 use search::{Evaluation, Evaluator, EvaluatorError, Request};
-use selfplay::Precision;
-use tch::{nn::VarStore, Device, Kind, Tensor};
+use tch::{nn::VarStore, Kind, Tensor};
 
 /// A network ready for inference.
 #[derive(Debug)]
@@ -17,7 +18,7 @@ pub struct NetEvaluator {
     pub vs: VarStore,
     /// The network (training form; [`NetEvaluator::forward_raw`] runs it as the reference).
     pub net: Network,
-    /// Where it runs.
+    /// Where it runs (never `Auto`).
     pub device: Device,
     fast: InferenceNet,
     /// CUDA: pinned host memory the inputs are staged in.
@@ -38,17 +39,16 @@ pub fn inference_kind(precision: Precision, device: Device) -> Kind {
 /// Opens a model file as a search evaluator, the one way every command does: reads and checks
 /// its sidecar (shape and variant, before anything is allocated), builds the network on
 /// `device`, loads the weights, checks that the network reads and writes `expected` (the
-/// encoding the caller's encoder uses) when given, and folds it for inference in `precision`.
+/// encoding the caller's encoder uses), and folds it for inference in `precision`. Returns the
+/// sidecar with it.
 pub fn open_evaluator(
     path: &std::path::Path,
-    expected: Option<&selfplay::EncodingSpec>,
+    expected: &encoding::EncodingSpec,
     device: Device,
     precision: Precision,
 ) -> crate::Result<(NetEvaluator, crate::ModelMeta)> {
     let (vs, net, meta) = crate::load_model(path, device)?;
-    if let Some(spec) = expected {
-        crate::check_encoding(&meta, spec, path)?;
-    }
+    crate::check_encoding(&meta, expected, path)?;
     Ok((NetEvaluator::with_precision(vs, net, precision), meta))
 }
 
@@ -60,7 +60,7 @@ impl NetEvaluator {
 
     /// Wraps a loaded network for inference in `precision` (see [`inference_kind`]).
     pub fn with_precision(vs: VarStore, net: Network, precision: Precision) -> NetEvaluator {
-        let device = vs.device();
+        let device = Device::of(vs.device());
         if device.is_cuda() {
             // Same shapes every call: let cuDNN pick its fastest algorithms once.
             tch::Cuda::cudnn_set_benchmark(true);
@@ -104,15 +104,15 @@ impl NetEvaluator {
                     s.ranks as i64,
                     s.files as i64,
                 ])
-                .to_device(self.device);
+                .to_device(self.device.torch());
             let (p, v) = self.net.forward_t(&x, false);
             let v = v.softmax(-1, Kind::Float);
             let p = p
                 .to_kind(Kind::Float)
-                .to_device(Device::Cpu)
+                .to_device(tch::Device::Cpu)
                 .contiguous()
                 .view([-1]);
-            let v = v.to_device(Device::Cpu).contiguous().view([-1]);
+            let v = v.to_device(tch::Device::Cpu).contiguous().view([-1]);
             (
                 Vec::<f32>::try_from(&p).expect("float tensor"),
                 Vec::<f32>::try_from(&v).expect("float tensor"),
@@ -136,9 +136,9 @@ impl NetEvaluator {
         if self.staging.as_ref().is_none_or(|t| t.size()[0] < total) {
             // Room for twice the batch, so that slowly growing batches do not re-allocate;
             // zeroed, as padding rows are read (and their outputs ignored).
-            let t = Tensor::zeros([2 * total], (Kind::Float, Device::Cpu));
+            let t = Tensor::zeros([2 * total], (Kind::Float, tch::Device::Cpu));
             self.staging = Some(if self.device.is_cuda() {
-                t.pin_memory(self.device)
+                t.pin_memory(self.device.torch())
             } else {
                 t
             });
@@ -154,7 +154,7 @@ impl NetEvaluator {
         }
         let x = staging.narrow(0, 0, total).view(dims);
         if self.device.is_cuda() {
-            x.to_device_(self.device, self.fast.kind, true, false)
+            x.to_device_(self.device.torch(), self.fast.kind, true, false)
         } else {
             x.to_kind(self.fast.kind)
         }
@@ -183,7 +183,7 @@ fn host_view<T: tch::kind::Element>(data: &[T], dims: &[i64]) -> Tensor {
     // SAFETY: `data` is a live, initialised slice of `T` with exactly the elements `dims`
     // describes (checked above); the view is only read, and every caller drops it (and any
     // tensor aliasing it: copies and forward outputs do not) before `data` can change.
-    unsafe { Tensor::from_blob(data.as_ptr().cast(), dims, &[], T::KIND, Device::Cpu) }
+    unsafe { Tensor::from_blob(data.as_ptr().cast(), dims, &[], T::KIND, tch::Device::Cpu) }
 }
 
 impl Evaluator for NetEvaluator {
@@ -219,18 +219,18 @@ impl Evaluator for NetEvaluator {
                     self.net.shape.ranks as i64,
                     self.net.shape.files as i64,
                 ])
-                .to_device(self.device)
+                .to_device(self.device.torch())
                 .to_kind(self.fast.kind);
             let (p, v) = self.fast.forward(&x);
             let p = p
                 .to_kind(Kind::Float)
-                .to_device(Device::Cpu)
+                .to_device(tch::Device::Cpu)
                 .contiguous()
                 .view([-1]);
             let v = v
                 .to_kind(Kind::Float)
                 .softmax(-1, Kind::Float)
-                .to_device(Device::Cpu)
+                .to_device(tch::Device::Cpu)
                 .contiguous()
                 .view([-1]);
             (
@@ -278,7 +278,7 @@ impl Evaluator for NetEvaluator {
         tch::no_grad(|| {
             let x = self.device_inputs(requests, n);
             let (p, v) = self.fast.forward(&x);
-            let idx = host_view(&self.indices, &[nm as i64]).to_device(self.device);
+            let idx = host_view(&self.indices, &[nm as i64]).to_device(self.device.torch());
             let logits = p.view([-1]).index_select(0, &idx).to_kind(Kind::Float);
             let wdl = v
                 .narrow(0, 0, n as i64)
@@ -306,34 +306,6 @@ impl Evaluator for NetEvaluator {
     }
 }
 
-/// Parses `cpu`, `cuda`, `cuda:N` or `auto` (CUDA when available).
-pub fn parse_device(s: &str) -> Result<Device, String> {
-    match s {
-        "cpu" => Ok(Device::Cpu),
-        "auto" => Ok(Device::cuda_if_available()),
-        "cuda" => {
-            if tch::Cuda::is_available() {
-                Ok(Device::Cuda(0))
-            } else {
-                Err("--device cuda: no CUDA device is available".into())
-            }
-        }
-        _ => match s
-            .strip_prefix("cuda:")
-            .and_then(|n| n.parse::<usize>().ok())
-        {
-            Some(n) if (n as i64) < tch::Cuda::device_count() => Ok(Device::Cuda(n)),
-            Some(n) => Err(format!(
-                "--device cuda:{n}: only {} CUDA devices",
-                tch::Cuda::device_count()
-            )),
-            None => Err(format!(
-                "--device {s:?}: expected cpu, cuda, cuda:N or auto"
-            )),
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,10 +329,6 @@ mod tests {
     #[test]
     fn precision_resolves_per_device() {
         let (cuda, cpu) = (Device::Cuda(0), Device::Cpu);
-        assert_eq!(
-            selfplay::SelfPlayConfig::default().precision,
-            Precision::Auto
-        );
         assert_eq!(inference_kind(Precision::Auto, cuda), Kind::BFloat16);
         assert_eq!(inference_kind(Precision::Bf16, cuda), Kind::BFloat16);
         assert_eq!(inference_kind(Precision::F16, cuda), Kind::Half);

@@ -4,19 +4,20 @@
 use crate::checkpoint::{write_atomic, ModelMeta};
 use crate::error::{ModelError, Result};
 use crate::net::Network;
+use crate::Device;
 use std::path::Path;
 use std::process::Command;
-use tch::{nn::VarStore, CModule, Device, Kind, Tensor};
+use tch::{nn::VarStore, CModule, Kind, Tensor};
 
 /// Traces the network in inference mode and returns the TorchScript module. The weights become
 /// constants of the traced graph, which must not require gradients (or the file cannot be
 /// loaded back from Python): the variables are left frozen; `vs.unfreeze()` to train again.
 pub fn trace(vs: &mut VarStore, net: &Network, device: Device) -> Result<CModule> {
     vs.freeze();
-    trace_frozen(net, device)
+    trace_frozen(net, device.torch())
 }
 
-fn trace_frozen(net: &Network, device: Device) -> Result<CModule> {
+fn trace_frozen(net: &Network, device: tch::Device) -> Result<CModule> {
     let s = net.shape;
     let example = Tensor::rand(
         [2, s.planes as i64, s.ranks as i64, s.files as i64],
@@ -46,7 +47,7 @@ pub fn export_torchscript(
             return Err(e);
         }
     };
-    let saved = selfplay::atomic::write_with(out, |tmp| Ok::<_, ModelError>(m.save(tmp)?));
+    let saved = atomic_file::write_with(out, |tmp| Ok::<_, ModelError>(m.save(tmp)?));
     vs.unfreeze();
     saved?;
     write_atomic(

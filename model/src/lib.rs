@@ -1,12 +1,14 @@
 //! Policy/value network, training step, checkpoints and export through libtorch.
 //!
-//! The only crate of the workspace that links libtorch. The network's input and policy layout
-//! come from the `selfplay` crate's encoder; inference implements the `search` crate's
-//! `Evaluator`.
+//! The only crate of the workspace that links libtorch, and the only one that names it: other
+//! crates choose a [`Device`] and a precision and use the network through this crate's types.
+//! The network's input and policy layout come from the `encoding` crate's encoder; inference
+//! implements the `search` crate's `Evaluator`.
 
 pub mod bench;
 mod checkpoint;
 mod config;
+mod device;
 mod error;
 mod evaluator;
 mod export;
@@ -21,16 +23,13 @@ pub use checkpoint::{
     FORMAT_VERSION,
 };
 pub use config::{ModelConfig, OptimizerKind, Schedule, TrainConfig};
+pub use device::{Device, DeviceError};
 pub use error::{ModelError, Result};
-pub use evaluator::{inference_kind, open_evaluator, parse_device, NetEvaluator};
+pub use evaluator::{inference_kind, open_evaluator, NetEvaluator};
 pub use export::{export_onnx, export_torchscript, trace};
 pub use net::{InferenceNet, NetShape, Network};
 pub use optim::{decays, grad_norm, Ema, Optimizer};
-pub use tch;
 pub use train::{Batch, SplitMix, StepStats, Trainer};
-
-/// The device networks run on (re-exported so that no other crate names libtorch).
-pub use tch::Device;
 
 /// Sets libtorch's intra-op threads for the whole process (every thread's forward and
 /// backward passes); concurrent roles on a small machine want 1 each.
@@ -56,7 +55,7 @@ pub fn init_from_model(t: &mut Trainer, path: &std::path::Path) -> Result<()> {
 }
 
 /// Network shape for a variant's encoder.
-pub fn shape_of(enc: &selfplay::Encoder) -> NetShape {
+pub fn shape_of(enc: &encoding::Encoder) -> NetShape {
     NetShape {
         planes: enc.num_planes(),
         ranks: enc.ranks(),

@@ -5,7 +5,8 @@ use crate::config::{ModelConfig, TrainConfig};
 use crate::error::{ModelError, Result};
 use crate::net::{NetShape, Network};
 use crate::optim::{grad_norm, scale_grads, trainable, Ema, Optimizer};
-use tch::{nn::VarStore, Device, Kind, Tensor};
+use crate::Device;
+use tch::{nn::VarStore, Kind, Tensor};
 
 /// The savable sampling generator (SplitMix64; its state is one `u64`).
 pub use rules::SplitMix64 as SplitMix;
@@ -51,6 +52,7 @@ impl Batch {
             shape.ranks as i64,
             shape.files as i64,
         ];
+        let device = device.torch();
         Ok(Batch {
             inputs: Tensor::from_slice(inputs).view(dims).to_device(device),
             policy: Tensor::from_slice(policy)
@@ -103,7 +105,7 @@ pub struct Trainer {
     pub cfg: TrainConfig,
     /// Training steps taken.
     pub step: u64,
-    /// Device of the variables.
+    /// Device of the variables (never `Auto`).
     pub device: Device,
     /// Current loss scale (mixed precision).
     pub loss_scale: f64,
@@ -127,7 +129,7 @@ impl Trainer {
         seed: u64,
     ) -> Trainer {
         tch::manual_seed(seed as i64);
-        let vs = VarStore::new(device);
+        let vs = VarStore::new(device.torch());
         let net = Network::new(&vs.root(), config, shape);
         let opt = Optimizer::new(cfg.optimizer.clone(), &vs);
         let ema = (cfg.ema_decay > 0.0).then(|| Ema::new(cfg.ema_decay, &vs));
@@ -137,13 +139,19 @@ impl Trainer {
             opt,
             cfg,
             step: 0,
-            device,
+            device: device.resolved(),
             loss_scale: 65536.0,
             good_steps: 0,
             rng: SplitMix(seed ^ 0xA076_1D64_78BD_642F),
             ema,
             progress: 0.0,
         }
+    }
+
+    /// A batch of flat row-major slices ([`Batch::from_slices`]) in this network's shape, on
+    /// its device.
+    pub fn batch(&self, inputs: &[f32], policy: &[f32], wdl: &[f32]) -> Result<Batch> {
+        Batch::from_slices(self.net.shape, inputs, policy, wdl, self.device)
     }
 
     /// Sets the run's progress in [0, 1] (clamped; NaN counts as 0) that the `budget`
@@ -312,7 +320,7 @@ mod tests {
         };
         let config = ModelConfig::load("b2c16").unwrap();
         let t = Trainer::new(&config, shape, TrainConfig::default(), Device::Cpu, 1);
-        let x = Tensor::rand([3, 4, 5, 5], (Kind::Float, Device::Cpu));
+        let x = Tensor::rand([3, 4, 5, 5], (Kind::Float, tch::Device::Cpu));
         let (p, v) = t.net.forward_in(&x, true, Some(Kind::BFloat16));
         assert_eq!((p.kind(), v.kind()), (Kind::BFloat16, Kind::BFloat16));
         assert_eq!(p.size(), [3, 50]);

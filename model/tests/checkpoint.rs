@@ -6,17 +6,17 @@ mod common;
 use common::{encoded_positions, encoder, meta_for, step, temp_dir, tiny, DataSet};
 use model::{
     check_encoding, has_checkpoint, load_checkpoint, load_model, read_meta, save_checkpoint,
-    save_model, NetEvaluator, OptimizerKind, TrainConfig, Trainer, FORMAT_VERSION,
+    save_model, Device, NetEvaluator, OptimizerKind, TrainConfig, Trainer, FORMAT_VERSION,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use tch::{nn::VarStore, Device, Kind, Tensor};
+use tch::{nn::VarStore, Kind, Tensor};
 
 /// A tensor's values as raw bits (exact comparison, NaN and signed zeros included).
 fn bits(t: &Tensor) -> Vec<u32> {
     let t = t
         .detach()
-        .to_device(Device::Cpu)
+        .to_device(tch::Device::Cpu)
         .to_kind(Kind::Float)
         .contiguous()
         .view([-1]);
@@ -139,7 +139,7 @@ fn save_then_load_gives_the_same_outputs_bit_for_bit() {
 fn sidecar_describes_variant_and_encoding() {
     let enc = encoder("minishogi");
     let cfg = tiny();
-    let vs = VarStore::new(Device::Cpu);
+    let vs = VarStore::new(tch::Device::Cpu);
     let _net = model::Network::new(&vs.root(), &cfg, model::shape_of(&enc));
     let meta = meta_for(&cfg, &enc);
     let dir = temp_dir("sidecar");
@@ -179,7 +179,7 @@ fn sidecar_describes_variant_and_encoding() {
     assert_eq!(j["model"]["blocks"], 2);
     assert_eq!(j["model"]["channels"], 16);
     assert_eq!(
-        serde_json::from_value::<selfplay::EncodingSpec>(j["encoding"].clone()).unwrap(),
+        serde_json::from_value::<encoding::EncodingSpec>(j["encoding"].clone()).unwrap(),
         enc.spec()
     );
 }

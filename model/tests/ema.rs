@@ -6,10 +6,11 @@ mod common;
 
 use common::{encoder, meta_for, step, temp_dir, tiny, DataSet};
 use model::{
-    load_checkpoint, load_model, save_checkpoint, save_published_model, TrainConfig, Trainer,
+    load_checkpoint, load_model, save_checkpoint, save_published_model, Device, TrainConfig,
+    Trainer,
 };
 use std::collections::BTreeMap;
-use tch::{nn::VarStore, Device, Kind, Tensor};
+use tch::{nn::VarStore, Kind, Tensor};
 
 fn values(t: &Tensor) -> Vec<f64> {
     let t = t.detach().to_kind(Kind::Double).contiguous().view([-1]);

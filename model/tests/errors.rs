@@ -6,15 +6,15 @@ mod common;
 use common::{encoder, meta_for, step, temp_dir, tiny, DataSet};
 use model::{
     check_encoding, load_checkpoint, load_model, read_meta, save_checkpoint, save_model, shape_of,
-    ModelConfig, Network, OptimizerKind, Schedule, TrainConfig, Trainer,
+    Device, ModelConfig, Network, OptimizerKind, Schedule, TrainConfig, Trainer,
 };
 use std::path::{Path, PathBuf};
-use tch::{nn::VarStore, Device};
+use tch::nn::VarStore;
 
 /// Saves weights of network `weights_cfg` with a sidecar that says `tiny()`.
 fn save_mismatched(dir: &Path, weights_cfg: &ModelConfig) -> PathBuf {
     let enc = encoder("minishogi");
-    let vs = VarStore::new(Device::Cpu);
+    let vs = VarStore::new(tch::Device::Cpu);
     let _net = Network::new(&vs.root(), weights_cfg, shape_of(&enc));
     let path = dir.join(format!("{}.safetensors", weights_cfg.name));
     save_model(&vs, &meta_for(&tiny(), &enc), &path).unwrap();
@@ -35,7 +35,7 @@ fn shape_cfg(name: &str, blocks: usize, channels: usize) -> ModelConfig {
 /// A good model file to damage.
 fn good_model(dir: &Path) -> PathBuf {
     let enc = encoder("minishogi");
-    let vs = VarStore::new(Device::Cpu);
+    let vs = VarStore::new(tch::Device::Cpu);
     let _net = Network::new(&vs.root(), &tiny(), shape_of(&enc));
     let path = dir.join("good.safetensors");
     save_model(&vs, &meta_for(&tiny(), &enc), &path).unwrap();
@@ -52,9 +52,9 @@ fn weights_of_another_shape_name_the_tensor_and_both_shapes() {
     let e = load_model(&path, Device::Cpu).unwrap_err().to_string();
 
     // The first variable (in name order) whose shape differs between the two networks.
-    let want_vs = VarStore::new(Device::Cpu);
+    let want_vs = VarStore::new(tch::Device::Cpu);
     let _a = Network::new(&want_vs.root(), &tiny(), shape_of(&enc));
-    let got_vs = VarStore::new(Device::Cpu);
+    let got_vs = VarStore::new(tch::Device::Cpu);
     let _b = Network::new(&got_vs.root(), &other, shape_of(&enc));
     let (want, got) = (want_vs.variables(), got_vs.variables());
     let mut names: Vec<&String> = want.keys().collect();

@@ -3,13 +3,13 @@
 mod common;
 
 use common::{encoded_positions, encoder, random_floats, tiny};
-use model::{parse_device, shape_of, NetEvaluator, Network};
+use model::{shape_of, Device, NetEvaluator, Network};
 use search::Evaluator;
-use tch::{nn::VarStore, Device};
+use tch::nn::VarStore;
 
-fn evaluator(variant: &str) -> (NetEvaluator, selfplay::Encoder) {
+fn evaluator(variant: &str) -> (NetEvaluator, encoding::Encoder) {
     let enc = encoder(variant);
-    let vs = VarStore::new(Device::Cpu);
+    let vs = VarStore::new(tch::Device::Cpu);
     let net = Network::new(&vs.root(), &tiny(), shape_of(&enc));
     (NetEvaluator::new(vs, net), enc)
 }
@@ -75,23 +75,24 @@ fn wrong_input_length_is_an_error() {
 
 #[test]
 fn devices_parse() {
-    assert_eq!(parse_device("cpu").unwrap(), Device::Cpu);
-    assert!(parse_device("auto").is_ok());
+    let parse = |s: &str| s.parse::<Device>();
+    assert_eq!(parse("cpu").unwrap(), Device::Cpu);
+    assert!(parse("auto").is_ok());
     for bad in ["gpu", "cuda:x", "", "CPU"] {
-        let e = parse_device(bad).unwrap_err();
+        let e = parse(bad).unwrap_err().to_string();
         assert!(e.contains("cpu, cuda"), "{bad:?}: {e}");
     }
-    let e = parse_device("cuda:999").unwrap_err();
+    let e = parse("cuda:999").unwrap_err().to_string();
     assert!(e.contains("cuda:999"), "{e}");
     if !tch::Cuda::is_available() {
-        assert!(parse_device("cuda").is_err());
-        assert_eq!(parse_device("auto").unwrap(), Device::Cpu);
+        assert!(parse("cuda").is_err());
+        assert_eq!(parse("auto").unwrap().resolved(), Device::Cpu);
     }
 }
 
 /// A trained network (moved weights and batch-norm statistics) with global pooling, so that
 /// folding the batch norms is checked on values that matter.
-fn trained() -> (NetEvaluator, selfplay::Encoder) {
+fn trained() -> (NetEvaluator, encoding::Encoder) {
     let data = common::DataSet::minishogi(64, 3);
     let mut cfg = tiny();
     cfg.global_pool = true;

@@ -6,10 +6,10 @@ mod common;
 use common::{
     encoded_positions, encoder, meta_for, random_floats, step, temp_dir, tiny, venv_python, DataSet,
 };
-use model::{export_onnx, export_torchscript, trace, OptimizerKind, TrainConfig, Trainer};
+use model::{export_onnx, export_torchscript, trace, Device, OptimizerKind, TrainConfig, Trainer};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tch::{CModule, Device, Kind, Tensor};
+use tch::{CModule, Kind, Tensor};
 
 fn max_abs_diff(a: &Tensor, b: &Tensor) -> f64 {
     (a - b).abs().max().double_value(&[])
@@ -74,7 +74,7 @@ fn torchscript_matches_eager_and_loads_in_python() {
         let wdl = want
             .narrow(1, s.policy_len() as i64, 3)
             .sum_dim_intlist(1, false, Kind::Float);
-        assert!(max_abs_diff(&wdl, &Tensor::ones([3], (Kind::Float, Device::Cpu))) < 1e-5);
+        assert!(max_abs_diff(&wdl, &Tensor::ones([3], (Kind::Float, tch::Device::Cpu))) < 1e-5);
     }
     // Eval mode: the export agrees with the evaluator's forward (running statistics).
     let x = encoded_positions(&enc, 2, 7);

@@ -4,8 +4,7 @@
 mod common;
 
 use common::{step, tiny, DataSet};
-use model::{Batch, OptimizerKind, TrainConfig, Trainer};
-use tch::Device;
+use model::{Batch, Device, OptimizerKind, TrainConfig, Trainer};
 
 const POSITIONS: usize = 256;
 const STEPS: usize = 300;
@@ -164,7 +163,7 @@ fn mixed_precision_forward_trains_the_f32_weights() {
         &common::tiny(),
         data.shape,
         model::TrainConfig::default(),
-        tch::Device::Cpu,
+        Device::Cpu,
         1,
     );
     let b = data.all();

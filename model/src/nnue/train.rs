@@ -19,9 +19,10 @@ use super::error::NnueError;
 use super::file::{LayerStack, NnueNet, L2_PADDED};
 use super::layout::FeatureLayout;
 use super::{L1, L2, L3, LAYER_STACKS, PSQT_BUCKETS};
+use crate::Device;
 use rules::{Position, SplitMix64};
 use std::time::Instant;
-use tch::{Device, Kind, Tensor};
+use tch::{Kind, Tensor};
 
 /// Feature transformer columns: 512 outputs and the 8 PSQT buckets.
 const FT_COLS: usize = L1 + PSQT_BUCKETS;
@@ -171,7 +172,7 @@ fn uniform(rng: &mut SplitMix64, n: usize, bound: f64) -> Vec<f32> {
         .collect()
 }
 
-fn param(data: &[f32], shape: &[i64], device: Device) -> Tensor {
+fn param(data: &[f32], shape: &[i64], device: tch::Device) -> Tensor {
     Tensor::from_slice(data)
         .view(shape)
         .to_device(device)
@@ -182,7 +183,7 @@ impl Model {
     /// variant-nnue-pytorch's initialisation: feature weights and biases uniform in
     /// +-sqrt(1 / dims), virtual rows, PSQT columns, factoriser and output bias zero; the
     /// hidden layers as torch's Linear, the same in every stack.
-    fn new(dims: usize, piece_indices: usize, seed: u64, device: Device) -> Model {
+    fn new(dims: usize, piece_indices: usize, seed: u64, device: tch::Device) -> Model {
         let mut rng = SplitMix64(seed);
         let sigma = (1.0 / dims as f64).sqrt();
         let mut ft = vec![0f32; (dims + piece_indices) * FT_COLS];
@@ -289,7 +290,7 @@ struct Batch {
 }
 
 impl TrainingSet {
-    fn batch(&self, ids: &[usize], device: Device) -> Batch {
+    fn batch(&self, ids: &[usize], device: tch::Device) -> Batch {
         let mut own = Vec::new();
         let mut other = Vec::new();
         let mut own_offsets = Vec::with_capacity(ids.len());
@@ -378,7 +379,7 @@ fn mean_loss(model: &Model, set: &TrainingSet, ids: &[usize], cfg: &NnueTrainCon
     let _guard = tch::no_grad_guard();
     let mut total = 0.0;
     for chunk in ids.chunks(cfg.batch_size.max(1)) {
-        let b = set.batch(chunk, cfg.device);
+        let b = set.batch(chunk, cfg.device.torch());
         total += loss(model, &b, cfg.lambda).double_value(&[]) * chunk.len() as f64;
     }
     total / ids.len().max(1) as f64
@@ -427,7 +428,7 @@ pub fn train(
     }
     let t0 = Instant::now();
     let (mut train_ids, val_ids) = split(set.len(), cfg.validation);
-    let mut model = Model::new(set.dims, set.piece_indices, cfg.seed, cfg.device);
+    let mut model = Model::new(set.dims, set.piece_indices, cfg.seed, cfg.device.torch());
     let mut adam = Adam::new(&model);
     let mut rng = SplitMix64(cfg.seed ^ 0x5eed);
     let val_loss = |m: &Model| {
@@ -453,7 +454,7 @@ pub fn train(
         let mut sum = 0.0;
         for chunk in train_ids.chunks(cfg.batch_size) {
             model.clip();
-            let b = set.batch(chunk, cfg.device);
+            let b = set.batch(chunk, cfg.device.torch());
             let l = loss(&model, &b, cfg.lambda);
             l.backward();
             let lr = cfg.lr * (1.0 - 0.9 * step as f64 / total_steps as f64);
@@ -473,7 +474,7 @@ pub fn train(
     } else {
         &val_ids
     };
-    report.quantisation_error = quantisation_error(&model, &net, set, check, cfg.device);
+    report.quantisation_error = quantisation_error(&model, &net, set, check, cfg.device.torch());
     report.seconds = t0.elapsed().as_secs_f64();
     Ok((net, report))
 }
@@ -484,7 +485,7 @@ fn quantisation_error(
     net: &NnueNet,
     set: &TrainingSet,
     ids: &[usize],
-    device: Device,
+    device: tch::Device,
 ) -> f64 {
     let ids = &ids[..ids.len().min(2000)];
     if ids.is_empty() {
@@ -493,7 +494,7 @@ fn quantisation_error(
     let _guard = tch::no_grad_guard();
     let b = set.batch(ids, device);
     let float: Vec<f32> =
-        Vec::try_from(model.forward(&b).to_device(Device::Cpu)).unwrap_or_default();
+        Vec::try_from(model.forward(&b).to_device(tch::Device::Cpu)).unwrap_or_default();
     let mut total = 0.0;
     for (&i, x) in ids.iter().zip(&float) {
         let (own, other, bucket) = set.position(i);
@@ -505,7 +506,10 @@ fn quantisation_error(
 
 fn to_vec(t: &Tensor) -> Result<Vec<f32>, NnueError> {
     Ok(Vec::<f32>::try_from(
-        t.detach().to_device(Device::Cpu).contiguous().view([-1]),
+        t.detach()
+            .to_device(tch::Device::Cpu)
+            .contiguous()
+            .view([-1]),
     )?)
 }
 

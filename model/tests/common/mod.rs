@@ -3,14 +3,13 @@
 
 #![allow(dead_code)]
 
-use model::{shape_of, Batch, ModelConfig, ModelMeta, NetShape, SplitMix, Trainer};
+use encoding::Encoder;
+use model::{shape_of, Batch, Device, ModelConfig, ModelMeta, NetShape, SplitMix, Trainer};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rules::{Color, Position, Variant};
-use selfplay::Encoder;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tch::Device;
 
 /// The tiny network shape used by every test.
 pub fn tiny() -> ModelConfig {

@@ -2,18 +2,23 @@
 //!
 //! * [`Player`]: our network with our MCTS ([`Searcher`]), the network-free search, or an
 //!   external USI/UCI engine ([`ExternalEngine`], including Fairy-Stockfish's UCI dialect).
-//! * The referee ([`play_match`]): every move is checked by the rules; an illegal move, a crash,
-//!   a malformed reply or a timeout loses that game for the player at fault (a crashed or stuck
-//!   engine is killed and restarted for the next game), and the match goes on.
-//! * [`Tally`]: wins, draws and losses, Elo with a 95% interval, the SPRT.
+//! * Matches ([`play_match`]): two in-process players under a node budget play in lockstep (the
+//!   self-play driver's match mode, games batched together); any other pairing is refereed:
+//!   every move is checked by the rules; an illegal move, a crash, a malformed reply or a
+//!   timeout loses that game for the player at fault (a crashed or stuck engine is killed and
+//!   restarted for the next game), and the match goes on.
+//! * [`Tally`]: wins, draws and losses, Elo with a 95% interval, the SPRT; [`elo`]: the Elo
+//!   estimate of one result and the fit of ratings to the results of many pairings.
 //! * [`Opening`]s from a file or random plies; game records ([`MatchGame::record_line`], CSA for
 //!   standard shogi).
 //! * [`UsiEngine`]: the state machine behind `trainer usi`, generic over its input and output.
 //! * [`play_human`]: a human against our engine in a terminal (`trainer play`).
 
+pub mod elo;
 mod engine;
 mod error;
 mod fsf;
+mod lockstep;
 mod matches;
 mod opening;
 mod play;
@@ -27,6 +32,7 @@ mod variant;
 pub use engine::{ExternalEngine, Protocol, Reply, MAX_LINE_BYTES};
 pub use error::{Failure, ParseProtocolError};
 pub use fsf::{fsf_to_usi, move_to_fsf, to_fsf_fen};
+pub use lockstep::LOCKSTEP_GAMES;
 pub use matches::{play_match, GameEnd, MatchGame, MatchSettings, TimeControl};
 pub use opening::{random_openings, read_openings, Opening};
 pub use play::{play_human, render, MAX_HANDS};

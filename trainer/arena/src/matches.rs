@@ -1,6 +1,8 @@
-//! The referee and matches: one game between two players with every move checked by our
-//! rules, and series of games (matches of hands under a consecutive-wins rule) with a
-//! running [`Tally`].
+//! Matches: series of games (matches of hands under a consecutive-wins rule) with a running
+//! [`Tally`], played by one of two runners. Two in-process players under a node budget play in
+//! lockstep, their games sharing batched network calls (`crate::lockstep`, the self-play
+//! driver's match mode); every other pairing (an external engine, a clock time control) is
+//! refereed one game at a time, every move checked by our rules.
 //!
 //! With a variant whose `match_rule` is `ConsecutiveWins(n)` (hand shogi), a *match* is a
 //! series of hands (games) with alternating first player, won by the first player to win `n`
@@ -303,11 +305,63 @@ pub(crate) fn hand_color(first: Color, hands_before: u64) -> Color {
     }
 }
 
+/// How a series of matches is played out: how many, and the hands a match needs and allows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Series {
+    /// Matches to play (games under a single-game rule).
+    pub(crate) matches: u64,
+    /// Hands in a row a player must win.
+    pub(crate) need: u32,
+    /// Hands after which a match is drawn.
+    pub(crate) max_hands: u32,
+}
+
+impl Series {
+    /// `matches` matches of `variant`'s match rule.
+    pub(crate) fn new(variant: &Variant, settings: &MatchSettings, matches: u32) -> Series {
+        let (need, max_hands) = match variant.match_rule {
+            MatchRule::Single => (1, 1),
+            MatchRule::ConsecutiveWins(n) => (n.max(1), settings.max_hands.max(1)),
+        };
+        Series {
+            matches: matches as u64,
+            need,
+            max_hands,
+        }
+    }
+
+    /// Hand `h` of match `m`: A's colour (alternating from hand to hand and from one match to
+    /// the next, A sente first) and its opening, `openings[pair % len]`, where hands numbered
+    /// `m * max_hands + h` share a pair two by two (a single-game rule: games 2k and 2k+1).
+    pub(crate) fn hand<'o>(&self, m: u64, h: u32, openings: &'o [Opening]) -> (Color, &'o Opening) {
+        let pair = (m * self.max_hands as u64 + h as u64) / 2;
+        let opening = &openings[(pair % openings.len() as u64) as usize];
+        (hand_color(Color::Sente, m + h as u64), opening)
+    }
+
+    /// The result of a match after a hand that `streak` has counted: A's win or loss when the
+    /// streak decides it, a draw after the last hand, None while it goes on.
+    pub(crate) fn match_result(&self, decided: Option<Score>, h: u32) -> Option<Score> {
+        match decided {
+            Some(r) => Some(r),
+            None if h + 1 == self.max_hands => Some(Score::Draw),
+            None => None,
+        }
+    }
+}
+
 /// Plays `games` games (matches under a consecutive-wins match rule) between `a` and `b`,
 /// colours alternating (A is sente in the first game), each pair of consecutive games
-/// sharing `openings[pair % openings.len()]`. Calls `on_game` after each game with the
-/// finished game and the running tally; stops early when it returns false (for an SPRT or a
-/// shutdown). Returns the tally from A's point of view. Errors: no openings.
+/// sharing `openings[pair % openings.len()]` (under a consecutive-wins rule, hand `h` of match
+/// `m` counts as game `m * max_hands + h`). Calls `on_game` after each game, in the order of
+/// the series, with the finished game and the running tally; stops early when it returns
+/// false (for an SPRT or a shutdown). Returns the tally from A's point of view.
+///
+/// Two in-process players (`model:PATH`, `mcts`) under [`TimeControl::Nodes`] play in
+/// lockstep: up to [`crate::LOCKSTEP_GAMES`] games at once, each player's searches batched
+/// into one network call a step, the games still in flight when `on_game` stops the match
+/// dropped. Any other pairing is refereed one game at a time. Errors: no openings; in
+/// lockstep, a failing network evaluation (which the referee scores as a forfeit).
 pub fn play_match(
     variant: &Arc<Variant>,
     a: &mut Player,
@@ -320,39 +374,51 @@ pub fn play_match(
     if openings.is_empty() {
         bail!("play_match: no openings");
     }
-    let (need, max_hands) = match variant.match_rule {
-        MatchRule::Single => (1, 1),
-        MatchRule::ConsecutiveWins(n) => (n.max(1), settings.max_hands.max(1)),
-    };
+    let series = Series::new(variant, settings, games);
+    let in_process = a.searcher().is_some() && b.searcher().is_some();
+    if in_process && matches!(settings.tc, TimeControl::Nodes(_)) {
+        crate::lockstep::play(series, [a, b], settings, openings, on_game)
+    } else {
+        Ok(play_refereed(series, [a, b], settings, openings, on_game))
+    }
+}
+
+/// The referee's series: one game at a time.
+fn play_refereed(
+    series: Series,
+    players: [&mut Player; 2],
+    settings: &MatchSettings,
+    openings: &[Opening],
+    on_game: &mut dyn FnMut(&MatchGame, &Tally) -> bool,
+) -> Tally {
+    let [a, b] = players;
     let names = [a.name().to_string(), b.name().to_string()];
     let mut tally = Tally::default();
     let mut played = 0u64;
-    for m in 0..games as u64 {
+    for m in 0..series.matches {
         // A's current streak of wins (or losses).
         let mut streak = Streak::default();
-        for h in 0..max_hands {
-            let opening = &openings[(played / 2) as usize % openings.len()];
-            let a_color = hand_color(Color::Sente, m + h as u64);
+        for h in 0..series.max_hands {
+            let (a_color, opening) = series.hand(m, h, openings);
             let game = referee([&mut *a, &mut *b], a_color, opening, settings);
             played += 1;
             let mut g = MatchGame::new(played, m + 1, h + 1, a_color, [&names[0], &names[1]], game);
             let s = g.a_score();
             tally.add_hand(s);
-            let decided = streak.add(s, need);
-            if decided.is_some() || h + 1 == max_hands {
-                let r = decided.unwrap_or(Score::Draw);
+            let result = series.match_result(streak.add(s, series.need), h);
+            if let Some(r) = result {
                 tally.add(r);
                 g.match_result = Some(r);
             }
             if !on_game(&g, &tally) {
-                return Ok(tally);
+                return tally;
             }
-            if g.match_result.is_some() {
+            if result.is_some() {
                 break;
             }
         }
     }
-    Ok(tally)
+    tally
 }
 
 #[cfg(test)]
@@ -362,7 +428,7 @@ mod tests {
     use crate::opening::random_openings;
 
     fn mcts(v: &Arc<Variant>, nodes: u32) -> Player {
-        Player::from_spec("mcts", Protocol::Usi, &[], v, nodes, "cpu").unwrap()
+        Player::from_spec("mcts", Protocol::Usi, &[], v, nodes, model::Device::Cpu).unwrap()
     }
 
     #[test]
@@ -406,6 +472,59 @@ mod tests {
         .unwrap();
         assert_eq!(t.n(), 1);
         assert!(play_match(&v, &mut a, &mut b, &settings, &[], 1, &mut |_, _| true).is_err());
+    }
+
+    /// Two in-process players play in lockstep the very games the referee plays with them
+    /// (the network-free search is deterministic): the same records in the same order, the
+    /// same match results and tallies; under a single-game rule and under consecutive wins.
+    #[test]
+    fn lockstep_plays_the_referees_games() {
+        for (name, games) in [("minishogi", 6), ("hand", 3)] {
+            let v = Arc::new(Variant::builtin(name).unwrap());
+            let openings = random_openings(&v, 4, 8, 5);
+            let settings = MatchSettings {
+                max_plies: 24,
+                max_hands: 3,
+                ..MatchSettings::default()
+            };
+            let (mut a, mut b) = (mcts(&v, 3), mcts(&v, 12));
+            type Seen = Vec<(u64, u64, u32, Color, String, Option<Score>, u64)>;
+            let see = |seen: &mut Seen, g: &MatchGame, t: &Tally| {
+                let m = (g.index, g.match_number, g.hand, g.a_color);
+                seen.push((
+                    m.0,
+                    m.1,
+                    m.2,
+                    m.3,
+                    g.record_line.clone(),
+                    g.match_result,
+                    t.n(),
+                ));
+                true
+            };
+            let (mut refereed, mut lockstep) = (Seen::new(), Seen::new());
+            let series = Series::new(&v, &settings, games);
+            let t1 = play_refereed(
+                series,
+                [&mut a, &mut b],
+                &settings,
+                &openings,
+                &mut |g, t| see(&mut refereed, g, t),
+            );
+            let t2 = play_match(
+                &v,
+                &mut a,
+                &mut b,
+                &settings,
+                &openings,
+                games,
+                &mut |g, t| see(&mut lockstep, g, t),
+            )
+            .unwrap();
+            assert!(refereed.len() >= games as usize, "{name}");
+            assert_eq!(refereed, lockstep, "{name}");
+            assert_eq!((t1, t1.hands()), (t2, t2.hands()), "{name}");
+        }
     }
 
     #[test]

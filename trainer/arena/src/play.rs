@@ -227,7 +227,7 @@ mod tests {
     #[test]
     fn a_session_over_pipes() {
         let v = Arc::new(Variant::builtin("minishogi").unwrap());
-        let mut engine = Searcher::new(&v, None, 2, "cpu").unwrap();
+        let mut engine = Searcher::new(&v, None, 2, model::Device::Cpu).unwrap();
         let mut input: &[u8] = b"9a9b\nmoves\n5d5c\nquit\n";
         let mut out = Vec::new();
         let start = Position::start(v);
@@ -250,7 +250,7 @@ mod tests {
         assert!(start
             .outcome()
             .is_some_and(|o| o.winner == Some(Color::Gote)));
-        let mut engine = Searcher::new(&v, None, 2, "cpu").unwrap();
+        let mut engine = Searcher::new(&v, None, 2, model::Device::Cpu).unwrap();
         let mut input: &[u8] = b"";
         let mut out = Vec::new();
         play_human(&start, Color::Sente, &mut engine, &mut input, &mut out).unwrap();

@@ -6,6 +6,7 @@ use crate::matches::{MatchSettings, TimeControl};
 use crate::searcher::Searcher;
 use crate::tally::Score;
 use anyhow::{bail, Result};
+use model::Device;
 use rules::{Move, Position, Variant};
 use std::path::Path;
 use std::sync::Arc;
@@ -73,10 +74,10 @@ impl Player {
         options: &[(String, String)],
         variant: &Arc<Variant>,
         nodes: u32,
-        device: &str,
+        device: Device,
     ) -> Result<Player> {
         let kind = if spec == "mcts" {
-            Kind::Local(Box::new(Searcher::new(variant, None, nodes, "cpu")?))
+            Kind::Local(Box::new(Searcher::new(variant, None, nodes, Device::Cpu)?))
         } else if let Some(path) = spec.strip_prefix("model:") {
             Kind::Local(Box::new(Searcher::new(
                 variant,
@@ -137,6 +138,14 @@ impl Player {
         match &self.kind {
             Kind::External(e) => e.output_notes(),
             Kind::Local(_) => Vec::new(),
+        }
+    }
+
+    /// Our in-process search (None for an external engine).
+    pub(crate) fn searcher(&mut self) -> Option<&mut Searcher> {
+        match &mut self.kind {
+            Kind::Local(s) => Some(s),
+            Kind::External(_) => None,
         }
     }
 
@@ -226,7 +235,7 @@ mod tests {
     #[test]
     fn specs() {
         let v = Arc::new(Variant::builtin("minishogi").unwrap());
-        let p = Player::from_spec("mcts", Protocol::Usi, &[], &v, 4, "cpu").unwrap();
+        let p = Player::from_spec("mcts", Protocol::Usi, &[], &v, 4, Device::Cpu).unwrap();
         assert_eq!((p.name(), p.engine_id(), p.restarts()), ("mcts", None, 0));
         for bad in [
             "engine:",
@@ -235,12 +244,14 @@ mod tests {
             "model:/no/such/file.safetensors",
         ] {
             assert!(
-                Player::from_spec(bad, Protocol::Usi, &[], &v, 4, "cpu").is_err(),
+                Player::from_spec(bad, Protocol::Usi, &[], &v, 4, Device::Cpu).is_err(),
                 "{bad}"
             );
         }
         // A command that exits at once cannot complete the handshake.
-        assert!(Player::from_spec("engine:exit 1", Protocol::Usi, &[], &v, 4, "cpu").is_err());
+        assert!(
+            Player::from_spec("engine:exit 1", Protocol::Usi, &[], &v, 4, Device::Cpu).is_err()
+        );
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! Our MCTS in-process, as a player: a network from a model file, or the uniform evaluator.
 
 use anyhow::{bail, Context, Result};
-use model::{open_evaluator, parse_device, read_meta};
+use encoding::{Encoder, Precision};
+use model::{open_evaluator, read_meta, Device};
 use rules::{Move, Position, Variant};
 use search::{Algorithm, Evaluator, Request, Search, SearchConfig, SearchResult, UniformEvaluator};
-use selfplay::{Encoder, Precision};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -34,7 +34,7 @@ impl Searcher {
         variant: &Arc<Variant>,
         model: Option<&Path>,
         nodes: u32,
-        device: &str,
+        device: Device,
     ) -> Result<Searcher> {
         let (encoder, net): (Encoder, Box<dyn Evaluator>) = match model {
             None => {
@@ -46,13 +46,12 @@ impl Searcher {
                 (encoder, Box::new(uniform))
             }
             Some(path) => {
-                let device = parse_device(device).map_err(anyhow::Error::msg)?;
                 let meta =
                     read_meta(path).with_context(|| format!("loading {}", path.display()))?;
                 // The model's own layout (generic or dlshogi), as recorded in its sidecar.
                 let encoder = Encoder::for_spec(variant.clone(), &meta.encoding)
                     .with_context(|| format!("{}", path.display()))?;
-                let (net, _) = open_evaluator(path, Some(&encoder.spec()), device, Precision::F32)
+                let (net, _) = open_evaluator(path, &encoder.spec(), device, Precision::F32)
                     .with_context(|| {
                         format!(
                             "{} is a {} model, not one for {}",
@@ -76,6 +75,12 @@ impl Searcher {
     /// The variant's encoder.
     pub fn encoder(&self) -> &Encoder {
         &self.encoder
+    }
+
+    /// What the lockstep runner plays this searcher with: its encoder, its network and the
+    /// search of [`Searcher::choose`].
+    pub(crate) fn lockstep_parts(&mut self) -> (&Encoder, &mut dyn Evaluator, SearchConfig) {
+        (&self.encoder, &mut *self.net, search_config(self.nodes))
     }
 
     /// Evaluates `pos` and its legal moves `moves` in one request; returns the moves' logits
@@ -123,12 +128,7 @@ impl Searcher {
         }
         let started = Instant::now();
         let nodes = nodes.max(1);
-        let config = SearchConfig {
-            algorithm: Algorithm::Gumbel,
-            simulations: nodes,
-            reuse_tree: false,
-            ..SearchConfig::default()
-        };
+        let config = search_config(nodes);
         self.seed = self.seed.wrapping_add(1);
         let mut search = Search::new(config, pos.clone(), self.seed);
         search.start(nodes, false);
@@ -156,5 +156,15 @@ impl Searcher {
         let nodes = self.nodes;
         let r = self.analyse(pos, nodes, time)?;
         Ok(r.context("no legal move")?.best)
+    }
+}
+
+/// Our players' search: Gumbel without noise, a fresh tree every move.
+fn search_config(nodes: u32) -> SearchConfig {
+    SearchConfig {
+        algorithm: Algorithm::Gumbel,
+        simulations: nodes,
+        reuse_tree: false,
+        ..SearchConfig::default()
     }
 }

@@ -7,8 +7,8 @@
 //! computed with half a game added to each of W, D and L, so that a few decisive games do not
 //! end the test.
 
+use crate::elo::{elo_estimate, EloEstimate};
 use rules::MatchRule;
-use selfplay::{elo_estimate, EloEstimate};
 
 /// The result of a game or a match for one player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

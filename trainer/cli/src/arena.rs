@@ -1,17 +1,19 @@
 //! `trainer arena`: matches between our networks, our network-free search and external USI/UCI
-//! engines, refereed by our rules (the `arena` crate), with W/D/L, Elo (95% interval) and an
-//! optional SPRT. This file parses the arguments and prints; `arena::play_match` plays.
+//! engines (the `arena` crate), with W/D/L, Elo (95% interval) and an optional SPRT. Two
+//! in-process players under `--nodes` play in lockstep, batched; any other pairing is refereed
+//! by our rules. This file parses the arguments and prints; `arena::play_match` plays.
 
 use crate::load_variant;
 use anyhow::{bail, Result};
 use arena::{
-    play_match, random_openings, read_openings, MatchGame, MatchSettings, Player, Protocol,
-    Recorder, Score, Sprt, SprtVerdict, Tally, TimeControl,
+    play_match, random_openings, read_openings, MatchGame, MatchSettings, Opening, Player,
+    Protocol, Recorder, Score, Sprt, SprtVerdict, Tally, TimeControl,
 };
 use clap::builder::TypedValueParser;
-use rules::MatchRule;
+use rules::{MatchRule, Variant};
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::Arc;
 
 const HELP: &str = "\
 Players (exactly two --player, A then B):
@@ -26,7 +28,9 @@ Time control (one of): --nodes N (default 64; external engines get `go nodes N`)
   --movetime MS (`go movetime MS`), --byoyomi MS (USI `go btime 0 wtime 0 byoyomi MS`, UCI
   `go movetime MS`). Our in-process players always search at most --nodes simulations and stop
   early at the time limit. An engine that does not answer within the time limit + --margin
-  (or --move-timeout under --nodes) loses the game.
+  (or --move-timeout under --nodes) loses the game. Two in-process players under --nodes play
+  up to 64 games at once in lockstep, batching their network calls; the games are still
+  printed in order.
 
 Examples:
   trainer arena --variant minishogi --player model:runs/default/models/12.safetensors \\
@@ -101,7 +105,7 @@ pub(crate) struct ArenaArgs {
     move_timeout: u64,
     /// Device of model players: cpu, cuda, cuda:N or auto.
     #[arg(long, default_value = "auto")]
-    device: String,
+    device: model::Device,
 }
 
 /// `usi` or `uci`, listed as possible values in the help.
@@ -142,25 +146,14 @@ pub(crate) fn run(args: ArenaArgs) -> Result<()> {
         max_hands: args.max_hands,
     };
     let rule = variant.match_rule;
-    let openings = match &args.openings {
-        Some(p) => read_openings(p, &variant)?,
-        None => {
-            let hands = match rule {
-                MatchRule::Single => 1,
-                MatchRule::ConsecutiveWins(_) => args.max_hands.max(1) as usize,
-            };
-            let pairs = (args.games as usize * hands).div_ceil(2);
-            random_openings(&variant, args.random_plies, pairs, args.seed)
-        }
-    };
+    let openings = openings(&args, &variant)?;
     let player = |i: usize, protocol, options: &[(String, String)]| {
-        let (spec, device) = (&args.players[i], &args.device);
+        let (spec, device) = (&args.players[i], args.device);
         Player::from_spec(spec, protocol, options, &variant, args.nodes, device)
     };
     let mut a = player(0, args.protocol_a, &args.options_a)?;
     let mut b = player(1, args.protocol_b, &args.options_b)?;
     let names = [args.players[0].as_str(), args.players[1].as_str()];
-    let mut recorder = args.out.as_deref().map(Recorder::create).transpose()?;
     println!(
         "arena: {} | A = {} | B = {} | {} | {}",
         variant.name,
@@ -175,23 +168,82 @@ pub(crate) fn run(args: ArenaArgs) -> Result<()> {
             ),
         }
     );
-    let sprt = args.sprt;
-    let mut sprt_state = None;
-    let mut save_error = None;
-    let mut on_game = |g: &MatchGame, t: &Tally| {
-        let label = match rule {
+    let mut shown = Shown {
+        rule,
+        sprt: args.sprt,
+        sprt_state: None,
+        recorder: args.out.as_deref().map(Recorder::create).transpose()?,
+        save_error: None,
+    };
+    let games = args.games;
+    let mut on_game = |g: &MatchGame, t: &Tally| shown.game(g, t);
+    let tally = play_match(
+        &variant,
+        &mut a,
+        &mut b,
+        &settings,
+        &openings,
+        games,
+        &mut on_game,
+    )?;
+    if let Some(e) = shown.save_error {
+        return Err(e);
+    }
+    println!("\nresults for A = {} against B = {}", names[0], names[1]);
+    println!("{}", tally.table(rule));
+    if let (Some(s), Some((llr, verdict))) = (shown.sprt, shown.sprt_state) {
+        println!("{}", s.report(llr, verdict));
+    }
+    for p in [&a, &b] {
+        print_engine(p);
+    }
+    if let Some(d) = &args.out {
+        println!("games written to {}", d.display());
+    }
+    Ok(())
+}
+
+/// The openings: `--openings FILE`, else random ones, one per pair of games (or hands).
+fn openings(args: &ArenaArgs, variant: &Arc<Variant>) -> Result<Vec<Opening>> {
+    Ok(match &args.openings {
+        Some(p) => read_openings(p, variant)?,
+        None => {
+            let hands = match variant.match_rule {
+                MatchRule::Single => 1,
+                MatchRule::ConsecutiveWins(_) => args.max_hands.max(1) as usize,
+            };
+            let pairs = (args.games as usize * hands).div_ceil(2);
+            random_openings(variant, args.random_plies, pairs, args.seed)
+        }
+    })
+}
+
+/// What `trainer arena` shows and keeps of each finished game.
+struct Shown {
+    rule: MatchRule,
+    sprt: Option<Sprt>,
+    /// The SPRT after the last finished match.
+    sprt_state: Option<(f64, SprtVerdict)>,
+    recorder: Option<Recorder>,
+    save_error: Option<anyhow::Error>,
+}
+
+impl Shown {
+    /// Prints and records game `g`; whether the match goes on (the SPRT has not decided).
+    fn game(&mut self, g: &MatchGame, t: &Tally) -> bool {
+        let label = match self.rule {
             MatchRule::Single => format!("game {}", g.match_number),
             MatchRule::ConsecutiveWins(_) => format!("match {} hand {}", g.match_number, g.hand),
         };
         println!("{label}: {}", g.summary());
-        if let Err(e) = recorder.as_mut().map_or(Ok(()), |r| r.save(g)) {
-            save_error = Some(e);
+        if let Err(e) = self.recorder.as_mut().map_or(Ok(()), |r| r.save(g)) {
+            self.save_error = Some(e);
             return false;
         }
         let Some(m) = g.match_result else {
             return true;
         };
-        if let MatchRule::ConsecutiveWins(_) = rule {
+        if let MatchRule::ConsecutiveWins(_) = self.rule {
             let r = match m {
                 Score::Win => "A wins",
                 Score::Draw => "drawn",
@@ -199,41 +251,23 @@ pub(crate) fn run(args: ArenaArgs) -> Result<()> {
             };
             println!("match {}: {r}", g.match_number);
         }
-        sprt_state = sprt.map(|s| s.test(t));
-        sprt_state.is_none_or(|(_, v)| v == SprtVerdict::Inconclusive)
-    };
-    let tally = play_match(
-        &variant,
-        &mut a,
-        &mut b,
-        &settings,
-        &openings,
-        args.games,
-        &mut on_game,
-    )?;
-    if let Some(e) = save_error {
-        return Err(e);
+        self.sprt_state = self.sprt.map(|s| s.test(t));
+        self.sprt_state
+            .is_none_or(|(_, v)| v == SprtVerdict::Inconclusive)
     }
-    println!("\nresults for A = {} against B = {}", names[0], names[1]);
-    println!("{}", tally.table(rule));
-    if let (Some(s), Some((llr, verdict))) = (sprt, sprt_state) {
-        println!("{}", s.report(llr, verdict));
+}
+
+/// An external engine's id, restarts and output notes.
+fn print_engine(p: &Player) {
+    if let Some(id) = p.engine_id() {
+        println!("{}: id name {id}", p.name());
     }
-    for p in [&a, &b] {
-        if let Some(id) = p.engine_id() {
-            println!("{}: id name {id}", p.name());
-        }
-        if p.restarts() > 0 {
-            println!("{}: restarted {} times", p.name(), p.restarts());
-        }
-        for note in p.engine_notes() {
-            println!("{}: {note}", p.name());
-        }
+    if p.restarts() > 0 {
+        println!("{}: restarted {} times", p.name(), p.restarts());
     }
-    if let Some(d) = &args.out {
-        println!("games written to {}", d.display());
+    for note in p.engine_notes() {
+        println!("{}: {note}", p.name());
     }
-    Ok(())
 }
 
 #[cfg(test)]

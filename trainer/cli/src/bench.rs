@@ -25,95 +25,107 @@ pub enum BenchCommand {
     /// move a full search) over the raw network forward's evaluations/s at the same batch and
     /// threads, counting what the search gets back, measured in one run. The last line is
     /// `ratio <x>`.
-    Selfplay {
-        /// Variant.
-        #[arg(long, default_value = "minishogi")]
-        variant: String,
-        /// Network shape.
-        #[arg(long, default_value = "b4c32")]
-        model: String,
-        /// Search threads (0: the machine's cores).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        /// Games per group, played in lockstep (one batch per group and turn).
-        #[arg(long, default_value_t = 64)]
-        parallel: usize,
-        /// Groups per thread (0: 2 with an inference server, else 1).
-        #[arg(long, default_value_t = 0)]
-        pipeline: usize,
-        /// inline (a network per thread), server (one queue per device) or auto.
-        #[arg(long, default_value = "auto")]
-        inference: String,
-        /// The server's largest batch (0: threads x parallel).
-        #[arg(long, default_value_t = 0)]
-        max_batch: usize,
-        /// Simulations per move (every move a full search).
-        #[arg(long, default_value_t = 32)]
-        simulations: u32,
-        /// Seconds of self-play (and of the raw measurement).
-        #[arg(long, default_value_t = 20.0)]
-        seconds: f64,
-        /// cpu, cuda, cuda:N or auto.
-        #[arg(long, default_value = "cpu")]
-        device: String,
-        /// Inference precision on CUDA: auto, f32, f16 or bf16.
-        #[arg(long, default_value = "auto")]
-        precision: String,
-        /// Instead of the network, a device that answers any batch with uniform outputs after
-        /// MS milliseconds (no work): the ratio then says whether the search threads hide
-        /// that latency (achieved evals/s over batch/MS).
-        #[arg(long, value_name = "MS")]
-        simulate_device: Option<f64>,
-    },
+    Selfplay(SelfplayArgs),
     /// Costs of the shared run directory at scale: fills a directory with synthetic one-game
     /// shards and times one listing and the trainer's ingest, per 1,000 shards.
-    Store {
-        /// Directory to fill (created; removed afterwards unless --keep).
-        #[arg(long, default_value = "bench-store")]
-        dir: PathBuf,
-        /// Shards to write.
-        #[arg(long, default_value_t = 10_000)]
-        shards: usize,
-        /// Variant of the synthetic games.
-        #[arg(long, default_value = "minishogi")]
-        variant: String,
-        /// Plies per synthetic game.
-        #[arg(long, default_value_t = 40)]
-        plies: usize,
-        /// Keep the directory.
-        #[arg(long)]
-        keep: bool,
-    },
+    Store(StoreArgs),
     /// Network speed: raw forward evaluations/s at several batch sizes, counting what the
     /// search gets back (the legal moves' logits and the WDL), and training samples/s, on
     /// positions of random play of each variant.
-    Nn {
-        /// Network shape (configs/models).
-        #[arg(long, default_value = "b6c64")]
-        model: String,
-        /// Variants (board sizes) to measure.
-        #[arg(long, value_delimiter = ',', default_value = "shogi,cannon-shosu")]
-        variants: Vec<String>,
-        /// Forward batch sizes.
-        #[arg(long, value_delimiter = ',', default_value = "1,16,64,256")]
-        batches: Vec<usize>,
-        /// Training batch size.
-        #[arg(long, default_value_t = 256)]
-        train_batch: usize,
-        /// Seconds to spend per measurement (at least 3 iterations are always run).
-        #[arg(long, default_value_t = 3.0)]
-        seconds: f64,
-        /// cpu, cuda, cuda:N or auto.
-        #[arg(long, default_value = "auto")]
-        device: String,
-        /// Measure this model file instead of a fresh network: its weights, on its variant and
-        /// layout (from its sidecar); its WDL at the start position is printed first.
-        #[arg(long)]
-        weights: Option<std::path::PathBuf>,
-        /// Inference precision on CUDA: auto (bf16), f32, f16 or bf16.
-        #[arg(long, default_value = "auto")]
-        precision: String,
-    },
+    Nn(NnArgs),
+}
+
+/// `trainer bench selfplay` arguments.
+#[derive(clap::Args)]
+pub struct SelfplayArgs {
+    /// Variant.
+    #[arg(long, default_value = "minishogi")]
+    pub variant: String,
+    /// Network shape.
+    #[arg(long, default_value = "b4c32")]
+    pub model: String,
+    /// Search threads (0: the machine's cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Games per group, played in lockstep (one batch per group and turn).
+    #[arg(long, default_value_t = 64)]
+    pub parallel: usize,
+    /// Groups per thread (0: 2 with an inference server, else 1).
+    #[arg(long, default_value_t = 0)]
+    pub pipeline: usize,
+    /// inline (a network per thread), server (one queue per device) or auto.
+    #[arg(long, default_value = "auto")]
+    pub inference: String,
+    /// The server's largest batch (0: threads x parallel).
+    #[arg(long, default_value_t = 0)]
+    pub max_batch: usize,
+    /// Simulations per move (every move a full search).
+    #[arg(long, default_value_t = 32)]
+    pub simulations: u32,
+    /// Seconds of self-play (and of the raw measurement).
+    #[arg(long, default_value_t = 20.0)]
+    pub seconds: f64,
+    /// cpu, cuda, cuda:N or auto.
+    #[arg(long, default_value = "cpu")]
+    pub device: model::Device,
+    /// Inference precision on CUDA: auto, f32, f16 or bf16.
+    #[arg(long, default_value = "auto")]
+    pub precision: encoding::Precision,
+    /// Instead of the network, a device that answers any batch with uniform outputs after
+    /// MS milliseconds (no work): the ratio then says whether the search threads hide
+    /// that latency (achieved evals/s over batch/MS).
+    #[arg(long, value_name = "MS")]
+    pub simulate_device: Option<f64>,
+}
+
+/// `trainer bench store` arguments.
+#[derive(clap::Args)]
+pub struct StoreArgs {
+    /// Directory to fill (created; removed afterwards unless --keep).
+    #[arg(long, default_value = "bench-store")]
+    pub dir: PathBuf,
+    /// Shards to write.
+    #[arg(long, default_value_t = 10_000)]
+    pub shards: usize,
+    /// Variant of the synthetic games.
+    #[arg(long, default_value = "minishogi")]
+    pub variant: String,
+    /// Plies per synthetic game.
+    #[arg(long, default_value_t = 40)]
+    pub plies: usize,
+    /// Keep the directory.
+    #[arg(long)]
+    pub keep: bool,
+}
+
+/// `trainer bench nn` arguments.
+#[derive(clap::Args)]
+pub struct NnArgs {
+    /// Network shape (configs/models).
+    #[arg(long, default_value = "b6c64")]
+    pub model: String,
+    /// Variants (board sizes) to measure.
+    #[arg(long, value_delimiter = ',', default_value = "shogi,cannon-shosu")]
+    pub variants: Vec<String>,
+    /// Forward batch sizes.
+    #[arg(long, value_delimiter = ',', default_value = "1,16,64,256")]
+    pub batches: Vec<usize>,
+    /// Training batch size.
+    #[arg(long, default_value_t = 256)]
+    pub train_batch: usize,
+    /// Seconds to spend per measurement (at least 3 iterations are always run).
+    #[arg(long, default_value_t = 3.0)]
+    pub seconds: f64,
+    /// cpu, cuda, cuda:N or auto.
+    #[arg(long, default_value = "auto")]
+    pub device: model::Device,
+    /// Measure this model file instead of a fresh network: its weights, on its variant and
+    /// layout (from its sidecar); its WDL at the start position is printed first.
+    #[arg(long)]
+    pub weights: Option<std::path::PathBuf>,
+    /// Inference precision on CUDA: auto (bf16), f32, f16 or bf16.
+    #[arg(long, default_value = "auto")]
+    pub precision: encoding::Precision,
 }
 
 /// A value of a config enum given on the command line (`auto`, `server`, `bf16`...).
@@ -130,107 +142,76 @@ pub fn run(what: BenchCommand) -> Result<()> {
             repeat,
             no_fsf,
         } => crate::benchreport::bench_perft(fsf, repeat.max(1), no_fsf),
-        BenchCommand::Selfplay {
-            variant,
-            model,
-            threads,
-            parallel,
-            pipeline,
-            inference,
-            max_batch,
-            simulations,
-            seconds,
-            device,
-            precision,
-            simulate_device,
-        } => {
-            if !(seconds > 0.0 && seconds <= 86_400.0) {
-                bail!("--seconds: must be above 0 and at most 86,400");
-            }
-            let selfplay = selfplay::SelfPlayConfig {
-                threads,
-                parallel_games: parallel,
-                pipeline,
-                inference: choice("--inference", &inference)?,
-                max_batch,
-                precision: choice("--precision", &precision)?,
-                ..Default::default()
-            };
-            selfplay
-                .validate()
-                .map_err(|e| anyhow::anyhow!("{}", e.replace("selfplay.", "--")))?;
-            crate::benchreport::bench_selfplay(&pipeline::bench::SelfplayOptions {
-                variant,
-                model,
-                selfplay,
-                simulations,
-                seconds,
-                device,
-                simulate_ms: simulate_device,
-            })
-        }
-        BenchCommand::Store {
-            dir,
-            shards,
-            variant,
-            plies,
-            keep,
-        } => {
-            if dir.exists() {
-                bail!("{} exists: give a new directory", dir.display());
-            }
-            let r = pipeline::bench::store_costs(&dir, &variant, shards, plies);
-            if !keep {
-                let _ = std::fs::remove_dir_all(&dir);
-            }
-            let b = r?;
-            let per = |s: f64| 1000.0 * s / b.shards.max(1) as f64;
-            println!(
-                "{} shards of {variant} ({:.0} bytes each, {} samples) in {}",
-                b.shards,
-                b.shard_bytes,
-                b.samples,
-                dir.display()
-            );
-            println!(
-                "write:  {:.3} s per 1,000 shards (one writer)",
-                per(b.write_seconds)
-            );
-            println!(
-                "list:   {:.4} s per 1,000 shards (one full listing)",
-                per(b.list_seconds)
-            );
-            println!(
-                "ingest: {:.3} s per 1,000 shards (read, check, add to the window)",
-                per(b.ingest_seconds)
-            );
-            Ok(())
-        }
-        BenchCommand::Nn {
-            model,
-            variants,
-            batches,
-            train_batch,
-            seconds,
-            device,
-            weights,
-            precision,
-        } => bench_nn(
-            &model,
-            &variants,
-            &batches,
-            train_batch,
-            seconds,
-            &device,
-            weights.as_deref(),
-            choice("--precision", &precision)?,
-        ),
+        BenchCommand::Selfplay(a) => bench_selfplay(a),
+        BenchCommand::Store(a) => bench_store(&a),
+        BenchCommand::Nn(a) => bench_nn(&a),
     }
+}
+
+fn bench_selfplay(a: SelfplayArgs) -> Result<()> {
+    if !(a.seconds > 0.0 && a.seconds <= 86_400.0) {
+        bail!("--seconds: must be above 0 and at most 86,400");
+    }
+    let selfplay = selfplay::SelfPlayConfig {
+        threads: a.threads,
+        parallel_games: a.parallel,
+        pipeline: a.pipeline,
+        inference: choice("--inference", &a.inference)?,
+        max_batch: a.max_batch,
+        precision: a.precision,
+        ..Default::default()
+    };
+    selfplay
+        .validate()
+        .map_err(|e| anyhow::anyhow!("{}", e.replace("selfplay.", "--")))?;
+    crate::benchreport::bench_selfplay(&pipeline::bench::SelfplayOptions {
+        variant: a.variant,
+        model: a.model,
+        selfplay,
+        simulations: a.simulations,
+        seconds: a.seconds,
+        device: a.device,
+        simulate_ms: a.simulate_device,
+    })
+}
+
+fn bench_store(a: &StoreArgs) -> Result<()> {
+    let dir = &a.dir;
+    if dir.exists() {
+        bail!("{} exists: give a new directory", dir.display());
+    }
+    let r = pipeline::bench::store_costs(dir, &a.variant, a.shards, a.plies);
+    if !a.keep {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let b = r?;
+    let per = |s: f64| 1000.0 * s / b.shards.max(1) as f64;
+    println!(
+        "{} shards of {} ({:.0} bytes each, {} samples) in {}",
+        b.shards,
+        a.variant,
+        b.shard_bytes,
+        b.samples,
+        dir.display()
+    );
+    println!(
+        "write:  {:.3} s per 1,000 shards (one writer)",
+        per(b.write_seconds)
+    );
+    println!(
+        "list:   {:.4} s per 1,000 shards (one full listing)",
+        per(b.list_seconds)
+    );
+    println!(
+        "ingest: {:.3} s per 1,000 shards (read, check, add to the window)",
+        per(b.ingest_seconds)
+    );
+    Ok(())
 }
 
 /// The network `bench nn` measures for one variant: a fresh one of a shape, or a model file's.
 struct NnSubject {
-    enc: selfplay::Encoder,
+    enc: encoding::Encoder,
     ev: model::NetEvaluator,
     /// A trainer on the same weights (for the training rate).
     trainer: Box<dyn Fn() -> Result<model::Trainer>>,
@@ -240,10 +221,9 @@ struct NnSubject {
 fn nn_from_file(
     w: &std::path::Path,
     device: model::Device,
-    precision: selfplay::Precision,
+    precision: encoding::Precision,
 ) -> Result<NnSubject> {
-    let (vs, net, meta) =
-        model::load_model(w, device).with_context(|| format!("loading {}", w.display()))?;
+    let meta = model::read_meta(w).with_context(|| format!("loading {}", w.display()))?;
     let v = std::sync::Arc::new(
         rules::Variant::compile_named(
             meta.variant_spec.clone(),
@@ -251,14 +231,15 @@ fn nn_from_file(
         )
         .with_context(|| format!("compiling the variant of {}", w.display()))?,
     );
-    let enc = selfplay::Encoder::for_spec(v, &meta.encoding)
+    let enc = encoding::Encoder::for_spec(v, &meta.encoding)
         .with_context(|| format!("{}", w.display()))?;
-    model::check_encoding(&meta, &enc.spec(), w)?;
+    let (ev, _) = model::open_evaluator(w, &enc.spec(), device, precision)
+        .with_context(|| format!("loading {}", w.display()))?;
     let shape = model::shape_of(&enc);
     let (cfg, path) = (meta.model.clone(), w.to_path_buf());
     Ok(NnSubject {
         enc,
-        ev: model::NetEvaluator::with_precision(vs, net, precision),
+        ev,
         trainer: Box::new(move || {
             let mut t = model::Trainer::new(&cfg, shape, model::TrainConfig::default(), device, 1);
             model::init_from_model(&mut t, &path)?;
@@ -280,90 +261,95 @@ fn start_wdl(s: &mut NnSubject) -> Result<[f32; 3]> {
     Ok(r.wdl[0])
 }
 
-#[allow(clippy::too_many_arguments)]
-fn bench_nn(
-    model_name: &str,
-    variants: &[String],
-    batches: &[usize],
-    train_batch: usize,
-    seconds: f64,
-    device: &str,
-    weights: Option<&std::path::Path>,
-    precision: selfplay::Precision,
-) -> Result<()> {
-    let device = model::parse_device(device).map_err(anyhow::Error::msg)?;
+fn bench_nn(a: &NnArgs) -> Result<()> {
+    let device = a.device.resolved();
     // With --weights: that file's network, variant and layout (from its sidecar).
-    let (cfg, variants) = match weights {
+    let (cfg, variants) = match &a.weights {
         Some(w) => {
             let meta = model::read_meta(w)?;
             (meta.model.clone(), vec![meta.variant.clone()])
         }
-        None => (model::ModelConfig::load(model_name)?, variants.to_vec()),
+        None => (model::ModelConfig::load(&a.model)?, a.variants.clone()),
     };
     println!(
         "network {} on {:?} ({} intra-op threads, inference in {:?})",
         cfg.name,
         device,
         model::threads(),
-        model::inference_kind(precision, device)
+        model::inference_kind(a.precision, device)
     );
     for variant in &variants {
-        let mut s = match weights {
-            Some(w) => nn_from_file(w, device, precision)?,
-            None => {
-                let v = load_variant(variant)?;
-                let enc = selfplay::Encoder::new(v);
-                let shape = model::shape_of(&enc);
-                let cfg = cfg.clone();
-                let new = move || {
-                    Ok(model::Trainer::new(
-                        &cfg,
-                        shape,
-                        model::TrainConfig::default(),
-                        device,
-                        1,
-                    ))
-                };
-                let t = new()?;
-                NnSubject {
-                    enc,
-                    ev: model::NetEvaluator::with_precision(t.vs, t.net, precision),
-                    trainer: Box::new(new),
-                }
-            }
+        let s = match &a.weights {
+            Some(w) => nn_from_file(w, device, a.precision)?,
+            None => fresh_nn(&cfg, variant, device, a.precision)?,
         };
-        let shape = model::shape_of(&s.enc);
-        println!(
-            "{} ({}x{}, {} planes, policy {})",
-            s.enc.variant().name,
-            shape.files,
-            shape.ranks,
-            shape.planes,
-            shape.policy_len()
-        );
-        if let Some(w) = weights {
-            let wdl = start_wdl(&mut s)?;
-            println!(
-                "  weights {}: start position win {:.6} draw {:.6} loss {:.6}",
-                w.display(),
-                wdl[0],
-                wdl[1],
-                wdl[2]
-            );
-        }
-        for &b in batches {
-            let req = pipeline::bench::sample_request(&s.enc, b, 3);
-            // On this thread: libtorch's OpenMP pool is at its best on the first thread using it.
-            let r = pipeline::bench::request_rate_here(&mut s.ev, &req, seconds)?;
-            println!(
-                "  forward batch {b:>4}: {r:>10.0} evals/s ({:.0} legal moves a position)",
-                req.moves.len() as f64 / b.max(1) as f64
-            );
-        }
-        let NnSubject { ev, trainer, .. } = s;
-        drop(ev);
-        let r = model::bench::train_rate(&mut trainer()?, train_batch, seconds);
-        println!("  train batch {train_batch:>4}: {r:>10.0} samples/s");
+        measure_nn(s, a)?;
     }
+    Ok(())
+}
+
+/// A fresh network of shape `cfg` for `variant`.
+fn fresh_nn(
+    cfg: &model::ModelConfig,
+    variant: &str,
+    device: model::Device,
+    precision: encoding::Precision,
+) -> Result<NnSubject> {
+    let v = load_variant(variant)?;
+    let enc = encoding::Encoder::new(v);
+    let shape = model::shape_of(&enc);
+    let cfg = cfg.clone();
+    let new = move || {
+        Ok(model::Trainer::new(
+            &cfg,
+            shape,
+            model::TrainConfig::default(),
+            device,
+            1,
+        ))
+    };
+    let t = new()?;
+    Ok(NnSubject {
+        enc,
+        ev: model::NetEvaluator::with_precision(t.vs, t.net, precision),
+        trainer: Box::new(new),
+    })
+}
+
+/// Prints one variant's figures: the forward rate at each batch, then the training rate.
+fn measure_nn(mut s: NnSubject, a: &NnArgs) -> Result<()> {
+    let shape = model::shape_of(&s.enc);
+    println!(
+        "{} ({}x{}, {} planes, policy {})",
+        s.enc.variant().name,
+        shape.files,
+        shape.ranks,
+        shape.planes,
+        shape.policy_len()
+    );
+    if let Some(w) = &a.weights {
+        let wdl = start_wdl(&mut s)?;
+        println!(
+            "  weights {}: start position win {:.6} draw {:.6} loss {:.6}",
+            w.display(),
+            wdl[0],
+            wdl[1],
+            wdl[2]
+        );
+    }
+    for &b in &a.batches {
+        let req = pipeline::bench::sample_request(&s.enc, b, 3);
+        // On this thread: libtorch's OpenMP pool is at its best on the first thread using it.
+        let r = pipeline::bench::request_rate_here(&mut s.ev, &req, a.seconds)?;
+        println!(
+            "  forward batch {b:>4}: {r:>10.0} evals/s ({:.0} legal moves a position)",
+            req.moves.len() as f64 / b.max(1) as f64
+        );
+    }
+    let NnSubject { ev, trainer, .. } = s;
+    drop(ev);
+    let tb = a.train_batch;
+    let r = model::bench::train_rate(&mut trainer()?, tb, a.seconds);
+    println!("  train batch {tb:>4}: {r:>10.0} samples/s");
     Ok(())
 }

@@ -34,7 +34,7 @@ pub struct EvalArgs {
     json: bool,
     /// cpu, cuda, cuda:N or auto.
     #[arg(long, default_value = "cpu")]
-    device: String,
+    device: model::Device,
 }
 
 /// Runs `trainer eval`.
@@ -48,7 +48,7 @@ pub fn run(a: EvalArgs) -> Result<()> {
         )
         .with_context(|| format!("compiling the variant of {}", a.model.display()))?,
     );
-    let mut searcher = ::arena::Searcher::new(&variant, Some(&a.model), a.nodes, &a.device)?;
+    let mut searcher = ::arena::Searcher::new(&variant, Some(&a.model), a.nodes, a.device)?;
     let Some(file) = &a.positions else {
         let mut pos = match &a.sfen {
             Some(s) => Position::from_sfen(&variant, s)?,

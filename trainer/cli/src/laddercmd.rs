@@ -58,7 +58,7 @@ pub(crate) enum LadderCommand {
         nodes: u32,
         /// Device of a model player: cpu, cuda, cuda:N or auto.
         #[arg(long, default_value = "cpu")]
-        device: String,
+        device: model::Device,
         /// Seed of the shared openings.
         #[arg(long, default_value_t = 7)]
         seed: u64,
@@ -137,7 +137,7 @@ pub(crate) fn run(cmd: LadderCommand) -> Result<()> {
             seed,
             out,
         } => place(
-            &ladder, &player, &protocol, &rungs, games, nodes, &device, seed, out,
+            &ladder, &player, &protocol, &rungs, games, nodes, device, seed, out,
         ),
     }
 }
@@ -150,7 +150,7 @@ fn place(
     rungs: &[String],
     games: u32,
     nodes: u32,
-    device: &str,
+    device: model::Device,
     seed: u64,
     out: Option<PathBuf>,
 ) -> Result<()> {

@@ -61,7 +61,7 @@ enum Command {
         explain: Option<String>,
         /// The layout --explain describes: generic, or dlshogi (standard shogi only).
         #[arg(long, default_value = "generic", requires = "explain")]
-        encoding: selfplay::EncodingLayout,
+        encoding: encoding::EncodingLayout,
     },
     /// The main job: self-play, training and evaluation at the same time in runs/<name>/,
     /// until the config's generations or time budget. An existing run directory is resumed.
@@ -137,7 +137,7 @@ enum Command {
         /// Input and policy layout: generic (any variant), or dlshogi (standard shogi only; the
         /// network exports with --format dlshogi-onnx for dlshogi and FukauraOu).
         #[arg(long, default_value = "generic")]
-        encoding: selfplay::EncodingLayout,
+        encoding: encoding::EncodingLayout,
     },
     /// Export a model: TorchScript, safetensors, ONNX, or ONNX in dlshogi's layout.
     Export {
@@ -152,7 +152,7 @@ enum Command {
         out: Option<PathBuf>,
         /// Device used for tracing: cpu, cuda, cuda:N or auto.
         #[arg(long, default_value = "cpu")]
-        device: String,
+        device: model::Device,
         /// Python for the ONNX conversion (default: .local/venv/bin/python, else python3).
         #[arg(long)]
         python: Option<PathBuf>,
@@ -220,10 +220,10 @@ fn main() {
             paths,
             verbose,
             explain,
-            encoding,
+            encoding: layout,
         } => match explain {
             Some(v) => load_variant(&v)
-                .and_then(|v| Ok(selfplay::Encoder::with_layout(v, encoding)?))
+                .and_then(|v| Ok(encoding::Encoder::with_layout(v, layout)?))
                 .map(|e| print!("{}", e.explain())),
             None => rulescmd::run_check(&paths, verbose),
         },
@@ -271,7 +271,7 @@ fn main() {
             device,
             python,
             force,
-        } => netcmd::export(&model, format, out, &device, python, force),
+        } => netcmd::export(&model, format, out, device, python, force),
         Command::Usi { model, variant } => usi::run(model.as_deref(), variant.as_deref()),
         Command::Arena(a) => arena::run(a),
         Command::Eval(a) => evalcmd::run(a),

@@ -2,11 +2,11 @@
 
 use crate::load_variant;
 use anyhow::{bail, Context, Result};
+use encoding::{Encoder, EncodingLayout};
 use model::{
-    export_onnx, export_torchscript, load_model, parse_device, save_model, shape_of, ModelConfig,
+    export_onnx, export_torchscript, load_model, save_model, shape_of, Device, ModelConfig,
     ModelMeta, TrainConfig, Trainer,
 };
-use selfplay::Encoder;
 use std::path::{Path, PathBuf};
 
 /// Export formats.
@@ -30,7 +30,7 @@ pub fn init(
     model: &str,
     out: &Path,
     seed: u64,
-    encoding: selfplay::EncodingLayout,
+    encoding: EncodingLayout,
 ) -> Result<()> {
     let v = load_variant(variant)?;
     let enc = Encoder::with_layout(v.clone(), encoding)?;
@@ -39,7 +39,7 @@ pub fn init(
         &cfg,
         shape_of(&enc),
         TrainConfig::default(),
-        tch_cpu(),
+        Device::Cpu,
         seed,
     );
     let mut meta = ModelMeta::new(&cfg, shape_of(&enc), enc.spec(), v.spec.clone());
@@ -58,10 +58,6 @@ pub fn init(
     Ok(())
 }
 
-fn tch_cpu() -> model::tch::Device {
-    model::tch::Device::Cpu
-}
-
 /// `trainer export`. Every file is written at a temporary name beside its destination, then
 /// renamed; the model's own files are never written, and an existing output is refused unless
 /// `force`. A sidecar that the output shares with the model (`m.pt` beside `m.safetensors`:
@@ -70,11 +66,10 @@ pub fn export(
     model_path: &Path,
     format: Format,
     out: Option<PathBuf>,
-    device: &str,
+    device: Device,
     python: Option<PathBuf>,
     force: bool,
 ) -> Result<()> {
-    let device = parse_device(device).map_err(anyhow::Error::msg)?;
     let ext = match format {
         Format::Torchscript => "pt",
         Format::Safetensors => "safetensors",
@@ -108,7 +103,7 @@ pub fn export(
     refuse_existing(&outputs, force)?;
     let (mut vs, net, meta) = load_model(model_path, device)
         .with_context(|| format!("loading {}", model_path.display()))?;
-    if format == Format::DlshogiOnnx && meta.encoding.layout != selfplay::EncodingLayout::Dlshogi {
+    if format == Format::DlshogiOnnx && meta.encoding.layout != EncodingLayout::Dlshogi {
         bail!(
             "{} uses the {} encoding; dlshogi-onnx needs a model trained with encoding = \
              \"dlshogi\" (trainer init --encoding dlshogi, or the run config's encoding key)",
@@ -149,7 +144,7 @@ impl Temps {
     /// A new unique temporary name beside `out`, ending in `.ext` (the atomic writes' scheme,
     /// so anything left by a killed export is recognisable as such).
     fn add(&mut self, out: &Path, ext: &str) -> PathBuf {
-        let p = selfplay::atomic::temporary_path(&out.with_extension(ext));
+        let p = atomic_file::temporary_path(&out.with_extension(ext));
         self.0.push(p.clone());
         p
     }
@@ -169,7 +164,7 @@ fn rename(from: &Path, to: &Path) -> Result<()> {
     std::fs::rename(from, to)
         .with_context(|| format!("{}: cannot move {} there", to.display(), from.display()))?;
     let dir = to.parent().unwrap_or(Path::new(""));
-    selfplay::atomic::sync_dir(dir).with_context(|| format!("{}: fsync", dir.display()))
+    atomic_file::sync_dir(dir).with_context(|| format!("{}: fsync", dir.display()))
 }
 
 /// Fails on the first of `paths` that exists, unless `force`.

@@ -39,7 +39,7 @@ pub struct NnueArgs {
     generations: Option<String>,
     /// Device: cpu, cuda, cuda:N or auto.
     #[arg(long, default_value = "cpu")]
-    device: String,
+    device: model::Device,
     /// Seed of the initial weights and the order of the positions.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -52,7 +52,6 @@ pub fn run(a: NnueArgs) -> Result<()> {
         Some(g) => pipeline::export::parse_generations(g)?,
         None => 0..=u64::MAX,
     };
-    let device = model::parse_device(&a.device).map_err(anyhow::Error::msg)?;
     let opts = pipeline::nnue::NnueOptions {
         fsf_variant: a.variant,
         positions: a.positions,
@@ -63,7 +62,7 @@ pub fn run(a: NnueArgs) -> Result<()> {
             lr: a.lr,
             lambda: a.lambda,
             seed: a.seed,
-            device,
+            device: a.device,
             ..NnueTrainConfig::default()
         },
     };

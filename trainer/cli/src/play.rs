@@ -36,7 +36,7 @@ pub(crate) struct PlayArgs {
     sfen: Option<String>,
     /// Device of the model: cpu, cuda, cuda:N or auto.
     #[arg(long, default_value = "auto")]
-    device: String,
+    device: model::Device,
 }
 
 /// `trainer play`.
@@ -46,7 +46,7 @@ pub(crate) fn run(args: PlayArgs) -> Result<()> {
         Some(s) => Position::from_sfen(&variant, s)?,
         None => Position::start(variant.clone()),
     };
-    let mut engine = Searcher::new(&variant, args.model.as_deref(), args.nodes, &args.device)?;
+    let mut engine = Searcher::new(&variant, args.model.as_deref(), args.nodes, args.device)?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let stdout = std::io::stdout();

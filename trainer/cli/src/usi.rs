@@ -14,7 +14,7 @@ pub fn run(model: Option<&Path>, variant: Option<&str>) -> Result<()> {
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
     })?
-    .with_thread_control(|n| ::model::tch::set_num_threads(n as i32));
+    .with_thread_control(|n| ::model::set_threads(n as usize));
     engine.run(&mut std::io::stdin().lock());
     Ok(())
 }

@@ -815,7 +815,7 @@ fn hcpe_exports_a_standard_shogi_run_in_our_own_layout() {
     trainer(&["run", "--config", s(&config), "--runs-dir", s(&dir)]);
     let run = dir.join("generic");
     let opened = pipeline::Run::resume(&run).unwrap();
-    assert_eq!(opened.cfg.encoding, selfplay::EncodingLayout::default());
+    assert_eq!(opened.cfg.encoding, encoding::EncodingLayout::default());
     let out = dir.join("generic.hcpe");
     let said = trainer(&[
         "export-data",

@@ -293,7 +293,7 @@ fn a_tiny_run_writes_what_the_readme_lists() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let minishogi = pipeline::load_variant("minishogi").unwrap();
-    let policy_len = selfplay::Encoder::new(Arc::clone(&minishogi)).policy_len();
+    let policy_len = encoding::Encoder::new(Arc::clone(&minishogi)).policy_len();
     let kyoto = plant(
         &run,
         "00000000000000a1-00000000-1g0s.zst",

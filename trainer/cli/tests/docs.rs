@@ -122,11 +122,11 @@ fn model_sizes_are_as_stated() {
 #[test]
 fn short_matches_swing_by_hundreds_of_elo() {
     for (w, d, l) in [(5, 0, 5), (10, 0, 10), (8, 4, 8)] {
-        let e = selfplay::elo_estimate(w, d, l);
+        let e = arena::elo::elo_estimate(w, d, l);
         assert!(e.high - e.low > 250.0, "{w}-{d}-{l}: {:.0}", e.high - e.low);
     }
     // Forty games narrow it, but still not to tens.
-    let e = selfplay::elo_estimate(20, 0, 20);
+    let e = arena::elo::elo_estimate(20, 0, 20);
     assert!(e.high - e.low > 150.0);
 }
 

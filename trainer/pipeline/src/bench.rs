@@ -1,13 +1,19 @@
 //! Benchmarks behind `trainer bench`: perft against Fairy-Stockfish and self-play against the
 //! raw network, each measured in one run so that the ratios compare like with like.
 
-use crate::run::load_variant;
+use crate::config::RunConfig;
+use crate::metrics::{NoMetrics, Reporter};
+use crate::run::{load_variant, Run};
+use crate::worker::{run_workers_with, Networks, WorkerStats};
 use anyhow::{bail, Context, Result};
 use rules::{perft, Position};
+use selfplay::SelfPlayConfig;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Fairy-Stockfish: `explicit`, else `fairy-stockfish` on PATH or in /usr/games.
 pub fn find_fsf(explicit: Option<PathBuf>) -> Option<PathBuf> {
@@ -93,7 +99,7 @@ pub struct SelfplayOptions {
     /// Seconds of self-play (and of each raw measurement).
     pub seconds: f64,
     /// `cpu`, `cuda`, `cuda:N` or `auto`.
-    pub device: String,
+    pub device: model::Device,
     /// A simulated device answering every batch after this many milliseconds, instead of
     /// the network (always through an inference server).
     pub simulate_ms: Option<f64>,
@@ -140,7 +146,7 @@ impl SelfplayBench {
 
 /// `batch` positions of random play from the start (a few plies each) with their legal moves,
 /// as the search would ask for them.
-pub fn sample_request(enc: &selfplay::Encoder, batch: usize, seed: u64) -> search::Request {
+pub fn sample_request(enc: &encoding::Encoder, batch: usize, seed: u64) -> search::Request {
     let v = enc.variant().clone();
     let mut rng = rules::SplitMix64(seed);
     let mut r = search::Request::default();
@@ -205,12 +211,11 @@ pub fn request_rate_here(
 /// Self-play evals/s (every move a full search of `simulations`, continuous games, no
 /// draining) over the raw forward at the nominal batch with the same threads (half the time
 /// before self-play, half after), measured in one run; with a simulated device, over
-/// batch/latency.
+/// batch/latency. Self-play is the production worker of `trainer run` ([`run_workers_with`])
+/// on a throw-away run directory holding a fresh generation 0: its threads, inference
+/// server, network switching and shard writing.
 pub fn selfplay_efficiency(o: &SelfplayOptions) -> Result<SelfplayBench> {
-    let device = model::parse_device(&o.device).map_err(anyhow::Error::msg)?;
-    let v = load_variant(&o.variant)?;
-    let enc = selfplay::Encoder::new(v.clone());
-    let sp = selfplay::SelfPlayConfig {
+    let sp = SelfPlayConfig {
         full_simulations: o.simulations,
         fast_simulations: o.simulations,
         full_probability: 1.0,
@@ -218,14 +223,15 @@ pub fn selfplay_efficiency(o: &SelfplayOptions) -> Result<SelfplayBench> {
         ..o.selfplay.clone()
     };
     sp.validate().map_err(anyhow::Error::msg)?;
-    let threads = sp.search_threads();
-    let server = o.simulate_ms.is_some() || sp.uses_server(device.is_cuda());
-    let groups = sp.groups(server);
-    let batch = if server {
-        sp.server_batch()
-    } else {
-        sp.parallel_games
+    let networks = match o.simulate_ms {
+        Some(ms) if !(ms > 0.0 && ms < 60_000.0) => {
+            bail!("--simulate-device: the latency must be above 0 and below 60,000 ms")
+        }
+        Some(ms) => Networks::Simulated(Duration::from_secs_f64(ms / 1000.0)),
+        None => Networks::Published,
     };
+    let threads = sp.search_threads();
+    let server = o.simulate_ms.is_some() || sp.uses_server(o.device.is_cuda());
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // Inline networks share the cores; a server's network has them all.
     model::set_threads(if server {
@@ -233,113 +239,116 @@ pub fn selfplay_efficiency(o: &SelfplayOptions) -> Result<SelfplayBench> {
     } else {
         (cores / threads).max(1)
     });
-    let cfg = model::ModelConfig::load(&o.model)?;
-    let network = || {
-        let t = model::Trainer::new(
-            &cfg,
-            model::shape_of(&enc),
-            model::TrainConfig::default(),
-            device,
-            1,
-        );
-        model::NetEvaluator::with_precision(t.vs, t.net, sp.precision)
+    let dir = std::env::temp_dir().join(format!("trainer-bench-selfplay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let r = bench_run(&dir, o, &sp).and_then(|run| measure(&run, networks, o.seconds));
+    let _ = std::fs::remove_dir_all(&dir);
+    r
+}
+
+/// A throw-away run in `dir` with `o`'s variant, network shape, device and searches, and the
+/// self-play settings `sp`.
+fn bench_run(dir: &Path, o: &SelfplayOptions, sp: &SelfPlayConfig) -> Result<Run> {
+    // The required keys, then the options'.
+    let required = "variant = \"-\"\nmodel = \"-\"\ngenerations = 1\nsteps_per_generation = 1\n";
+    let mut cfg = RunConfig::from_toml(required, "bench")?;
+    cfg.variant.clone_from(&o.variant);
+    cfg.model.clone_from(&o.model);
+    cfg.device = o.device;
+    // The network initialisation the benchmark has always measured.
+    cfg.seed = 1;
+    cfg.selfplay = sp.clone();
+    cfg.search.simulations = o.simulations;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join("bench.toml");
+    let text = toml::to_string(&cfg).context("serialising the benchmark's run config")?;
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    Run::open(&path, dir, false)
+}
+
+/// The reference before and after `seconds` of the run's self-play worker, and what the
+/// worker did.
+fn measure(run: &Run, networks: Networks, seconds: f64) -> Result<SelfplayBench> {
+    let sp = &run.cfg.selfplay;
+    let threads = sp.search_threads();
+    let server = networks != Networks::Published || sp.uses_server(run.device.is_cuda());
+    let batch = if server {
+        sp.server_batch()
+    } else {
+        sp.parallel_games
     };
-    let request = sample_request(&enc, batch, 3);
-    // The reference networks are separate copies, measured before and after self-play (the
-    // higher figure counts), so that a machine slower in one period does not flatter the loop.
-    let mut reference: Vec<Box<dyn search::Evaluator + Send>> = Vec::new();
-    let (capacity, queue) = match o.simulate_ms {
-        Some(ms) => {
-            if !(ms > 0.0 && ms < 60_000.0) {
-                bail!("--simulate-device: the latency must be above 0 and below 60,000 ms");
-            }
-            let q = selfplay::InferenceServer::start(batch);
-            let net = q.register(Box::new(selfplay::SimulatedDevice::new(
-                enc.input_len(),
-                enc.policy_len(),
-                std::time::Duration::from_secs_f64(ms / 1000.0),
-            )));
-            (Some(batch as f64 * 1000.0 / ms), Some((q, net)))
-        }
-        None => {
+    let request = sample_request(&run.encoder, batch, 3);
+    // The reference networks are separate copies of the one self-play plays, measured before
+    // and after self-play (the higher figure counts), so that a machine slower in one period
+    // does not flatter the loop.
+    let (capacity, mut reference) = match networks {
+        Networks::Simulated(latency) => (Some(batch as f64 / latency.as_secs_f64()), Vec::new()),
+        Networks::Published => {
             let copies = if server { 1 } else { threads };
-            reference = (0..copies)
-                .map(|_| Box::new(network()) as Box<dyn search::Evaluator + Send>)
-                .collect();
-            let q = server.then(|| {
-                let q = selfplay::InferenceServer::start(batch);
-                let net = q.register(Box::new(network()));
-                (q, net)
-            });
-            (None, q)
+            let nets = (0..copies)
+                .map(|_| Ok(Box::new(run.evaluator(0)?) as Box<dyn search::Evaluator + Send>))
+                .collect::<Result<Vec<_>>>()?;
+            (None, nets)
         }
     };
-    let half = o.seconds / 2.0;
+    let half = seconds / 2.0;
     let before = match capacity {
         Some(c) => c,
         None => request_rate(&mut reference, &request, half)?,
     };
-    let evaluators: Vec<Box<dyn search::Evaluator + Send>> = match &queue {
-        Some((_, net)) => (0..threads)
-            .map(|_| Box::new(net.clone()) as Box<dyn search::Evaluator + Send>)
-            .collect(),
-        None => (0..threads)
-            .map(|_| Box::new(network()) as Box<dyn search::Evaluator + Send>)
-            .collect(),
-    };
-    let search = search::SearchConfig {
-        simulations: o.simulations,
-        ..Default::default()
-    };
-    let sp = selfplay::SelfPlayConfig {
-        pipeline: groups,
-        ..sp
-    };
-    let stats = selfplay::play_parallel(
-        &enc,
-        evaluators,
-        &search,
-        &sp,
-        selfplay::Limit {
-            games: None,
-            until: Some(Instant::now() + std::time::Duration::from_secs_f64(o.seconds)),
-        },
-        1,
-        &|_, _| {},
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let workers = Arc::new(WorkerStats::default());
+    play_for(run, networks, threads, seconds, &workers)?;
+    let stats = workers.merged();
     let raw = match capacity {
         Some(c) => c,
         None => before.max(request_rate(&mut reference, &request, half)?),
     };
-    let server_busy = queue.as_ref().map(|(q, _)| {
-        q.stats
-            .busy_nanos
-            .load(std::sync::atomic::Ordering::Relaxed) as f64
-            / 1e9
-            / stats.seconds.max(1e-9)
-    });
-    let server_pass = queue.as_ref().map(|(q, _)| {
-        q.stats
-            .busy_nanos
-            .load(std::sync::atomic::Ordering::Relaxed) as f64
-            / 1e9
-            / q.stats
-                .batches
-                .load(std::sync::atomic::Ordering::Relaxed)
-                .max(1) as f64
-    });
+    let queue = workers.server.lock().ok().and_then(|s| s.clone());
+    let busy = queue
+        .as_ref()
+        .map(|q| q.busy_nanos.load(Ordering::Relaxed) as f64 / 1e9);
     Ok(SelfplayBench {
         threads,
         intra_op: model::threads(),
         server,
-        groups,
+        groups: sp.groups(server),
         batch,
         raw,
+        server_batch: queue.as_ref().map(|q| q.mean_batch()),
+        server_busy: busy.map(|b| b / stats.seconds.max(1e-9)),
+        server_pass: busy
+            .zip(queue.as_ref())
+            .map(|(b, q)| b / q.batches.load(Ordering::Relaxed).max(1) as f64),
         stats,
-        server_batch: queue.as_ref().map(|(q, _)| q.stats.mean_batch()),
-        server_busy,
-        server_pass,
+    })
+}
+
+/// Runs the self-play worker of `run` with `threads` threads for `seconds`.
+fn play_for(
+    run: &Run,
+    networks: Networks,
+    threads: usize,
+    seconds: f64,
+    stats: &Arc<WorkerStats>,
+) -> Result<()> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let reporter = Reporter::new(None, Box::new(NoMetrics));
+    let end = Instant::now() + Duration::from_secs_f64(seconds);
+    std::thread::scope(|s| {
+        let timer = s.spawn(|| {
+            while !stop.load(Ordering::Relaxed) {
+                let left = end.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                std::thread::sleep(left.min(Duration::from_millis(20)));
+            }
+            stop.store(true, Ordering::SeqCst);
+        });
+        let r = run_workers_with(run, networks, threads, &stop, &reporter, stats, None);
+        stop.store(true, Ordering::SeqCst);
+        let _ = timer.join();
+        r
     })
 }
 
@@ -367,7 +376,7 @@ pub struct StoreBench {
 pub fn store_costs(dir: &Path, variant: &str, shards: usize, plies: usize) -> Result<StoreBench> {
     use selfplay::{GameRecord, MoveTarget, ReplayWindow};
     let v = load_variant(variant)?;
-    let enc = selfplay::Encoder::new(v.clone());
+    let enc = encoding::Encoder::new(v.clone());
     let mut rng = rules::SplitMix64(7);
     let mut writers: Vec<crate::store::ShardWriter> = (0..8)
         .map(|w| crate::store::ShardWriter::new(dir, 0x1000 + w, &v.name, enc.policy_len()))

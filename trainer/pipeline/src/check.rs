@@ -78,7 +78,7 @@ pub fn check_file(f: &Path) -> Result<Checked> {
                 load_variant(&r.variant).with_context(|| format!("{}: variant", f.display()))?;
             model::ModelConfig::load(&r.model)
                 .with_context(|| format!("{}: model", f.display()))?;
-            selfplay::Encoder::with_layout(v.clone(), r.encoding)
+            encoding::Encoder::with_layout(v.clone(), r.encoding)
                 .with_context(|| format!("{}: encoding", f.display()))?;
             Ok(plain(format!(
                 "run {} ({} with {})",

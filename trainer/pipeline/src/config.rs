@@ -2,7 +2,7 @@
 //! and when it stops. Errors name the file and the key.
 
 use anyhow::Result;
-use model::TrainConfig;
+use model::{Device, TrainConfig};
 use search::SearchConfig;
 use selfplay::SelfPlayConfig;
 use serde::{Deserialize, Serialize};
@@ -24,13 +24,13 @@ pub struct RunConfig {
     /// shogi only: networks that dlshogi and FukauraOu load, `trainer export --format
     /// dlshogi-onnx`).
     #[serde(default)]
-    pub encoding: selfplay::EncodingLayout,
+    pub encoding: encoding::EncodingLayout,
     /// Seed of the network initialisation and of the evaluation openings.
     #[serde(default)]
     pub seed: u64,
-    /// cpu, cuda, cuda:N or auto.
-    #[serde(default = "default_device")]
-    pub device: String,
+    /// cpu, cuda, cuda:N or auto (the default); a device this machine lacks is an error.
+    #[serde(default)]
+    pub device: Device,
     /// The run stops after publishing this many networks...
     pub generations: u64,
     /// ...or after this many minutes of wall time, summed over resumes (0: no limit).
@@ -65,10 +65,6 @@ pub struct RunConfig {
     /// Evaluation matches.
     #[serde(default)]
     pub evaluation: EvalConfig,
-}
-
-fn default_device() -> String {
-    "auto".into()
 }
 
 fn default_reuse() -> f64 {
@@ -329,7 +325,6 @@ impl RunConfig {
         }
         c.validate().map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
         c.training.validate(file)?;
-        model::parse_device(&c.device).map_err(|e| anyhow::anyhow!("{file}: device: {e}"))?;
         Ok(c)
     }
 

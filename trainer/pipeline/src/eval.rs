@@ -1,7 +1,9 @@
 //! The evaluator: plays the newest published network against the previous evaluated one,
 //! generation 0 and the fixed anchors of the config, off the critical path (its own thread,
-//! at most `evaluation.share` of the wall time). Every match uses the arena's players and
-//! referee, as `trainer arena` does, over openings that stay the same for the whole run.
+//! at most `evaluation.share` of the wall time). Every match is played as `trainer arena`
+//! plays it ([`arena::play_match`]), over openings that stay the same for the whole run:
+//! against networks and the `mcts` anchor in lockstep, the games of a match sharing batched
+//! network calls; against external engines and timed anchors by the referee.
 
 use crate::config::AnchorConfig;
 use crate::ladder::Ladder;
@@ -11,6 +13,7 @@ use crate::Shared;
 use anyhow::Result;
 use arena::{MatchSettings, Opening, Player, Protocol, TimeControl};
 use indicatif::ProgressBar;
+use model::Device;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -55,6 +58,10 @@ pub struct Evaluator<'a> {
     ladder: Option<LadderState>,
     /// CPU seconds of the evaluator thread (its external engines not included).
     pub cpu_seconds: f64,
+    /// Games played (every match, hands counted one by one).
+    pub games: u64,
+    /// The thread's CPU seconds when it started evaluating.
+    cpu0: f64,
 }
 
 impl<'a> Evaluator<'a> {
@@ -115,6 +122,8 @@ impl<'a> Evaluator<'a> {
             bar: None,
             ladder,
             cpu_seconds: 0.0,
+            games: 0,
+            cpu0: 0.0,
         }
     }
 
@@ -125,7 +134,7 @@ impl<'a> Evaluator<'a> {
     /// Evaluates new generations until the run completes or stops.
     pub fn run(&mut self, bar: Option<&ProgressBar>) -> Result<()> {
         self.bar = bar.cloned();
-        let cpu0 = thread_cpu_seconds();
+        self.cpu0 = thread_cpu_seconds();
         let ec = self.run.cfg.evaluation.clone();
         let nothing = ec.games == 0 || !(ec.vs_previous || ec.vs_first);
         if nothing && self.anchors.is_empty() && self.ladder.is_none() {
@@ -144,7 +153,7 @@ impl<'a> Evaluator<'a> {
             self.busy += t.elapsed();
             r?;
         }
-        self.cpu_seconds = thread_cpu_seconds() - cpu0;
+        self.cpu_seconds = thread_cpu_seconds() - self.cpu0;
         Ok(())
     }
 
@@ -156,13 +165,13 @@ impl<'a> Evaluator<'a> {
             &[],
             &self.run.variant,
             nodes,
-            &self.run.cfg.device,
+            self.run.cfg.device,
         )
     }
 
     /// One match of `gen` against `opp`; None when the run stopped during it.
     fn play(
-        &self,
+        &mut self,
         gen: u64,
         opp: Opponent<'_>,
         label: &str,
@@ -198,6 +207,7 @@ impl<'a> Evaluator<'a> {
         let mut lines = String::new();
         let mut aborted = false;
         let mut broken = 0;
+        let mut played = 0;
         let tally = arena::play_match(
             &self.run.variant,
             &mut a,
@@ -208,6 +218,7 @@ impl<'a> Evaluator<'a> {
             &mut |g, _| {
                 lines.push_str(&g.record_line);
                 lines.push('\n');
+                played += 1;
                 broken += u64::from(g.broken() && g.a_score() == arena::Score::Win);
                 if let Some(bar) = bar {
                     bar.inc(1);
@@ -216,6 +227,7 @@ impl<'a> Evaluator<'a> {
                 !aborted
             },
         )?;
+        self.games += played;
         if aborted {
             return Ok(None);
         }
@@ -243,7 +255,6 @@ impl<'a> Evaluator<'a> {
         let ec = self.run.cfg.evaluation.clone();
         let state = self.shared.get();
         let prev = if ec.gating { state.best } else { self.last };
-        let nodes = TimeControl::Nodes(ec.simulations);
         let mut rep = GenerationReport {
             generation: gen,
             seconds: state.seconds,
@@ -251,89 +262,11 @@ impl<'a> Evaluator<'a> {
             promoted: !ec.gating,
             ladder: None,
         };
-        let mut m = |r: Option<MatchReport>| -> bool {
-            match r {
-                Some(r) => {
-                    rep.matches.push(r);
-                    true
-                }
-                None => false,
-            }
-        };
-        if ec.games > 0 && ec.vs_previous && prev != gen {
-            let label = format!("gen{prev}");
-            let r = self.play(
-                gen,
-                Opponent::Generation(prev),
-                &label,
-                ec.games,
-                nodes,
-                None,
-            )?;
-            if !m(r) {
-                return Ok(());
-            }
-        }
-        if ec.games > 0
-            && ec.vs_first
-            && gen != 0
-            && !(ec.vs_previous && prev == 0)
-            && !m(self.play(gen, Opponent::Generation(0), "gen0", ec.games, nodes, None)?)
+        // Each part is false when the run stopped during it.
+        if !self.play_generations(gen, prev, &mut rep.matches)?
+            || !self.play_anchors(gen, &mut rep.matches)?
         {
             return Ok(());
-        }
-        for i in 0..self.anchors.len() {
-            if self.anchors[i].broken || !self.rounds.is_multiple_of(self.anchors[i].cfg.every) {
-                continue;
-            }
-            if self.anchors[i].player.is_none() {
-                let a = &self.anchors[i].cfg;
-                let options: Vec<(String, String)> = a
-                    .options
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                let protocol = a.protocol.parse().unwrap_or(Protocol::Usi);
-                match Player::from_spec(
-                    &a.player,
-                    protocol,
-                    &options,
-                    &self.run.variant,
-                    a.nodes,
-                    "cpu",
-                ) {
-                    Ok(p) => self.anchors[i].player = Some(p),
-                    Err(e) => {
-                        self.reporter.log(&format!(
-                            "anchor {}: cannot start ({e:#}); it is left out of this run's evaluation",
-                            a.name
-                        ));
-                        self.anchors[i].broken = true;
-                        continue;
-                    }
-                }
-            }
-            let a = self.anchors[i].cfg.clone();
-            let tc = if a.movetime > 0 {
-                TimeControl::Movetime(a.movetime)
-            } else {
-                TimeControl::Nodes(a.nodes)
-            };
-            let Some(mut player) = self.anchors[i].player.take() else {
-                continue;
-            };
-            let r = self.play(
-                gen,
-                Opponent::Anchor(&mut player),
-                &a.name,
-                a.games,
-                tc,
-                None,
-            );
-            self.anchors[i].player = Some(player);
-            if !m(r?) {
-                return Ok(());
-            }
         }
         if self.ladder.is_some() && self.rounds.is_multiple_of(ec.ladder_every) {
             match self.play_ladder(gen)? {
@@ -353,6 +286,87 @@ impl<'a> Evaluator<'a> {
         self.rounds += 1;
         self.last = gen;
         self.record(rep)
+    }
+
+    /// `gen` against earlier networks: the previous one (the gate's under gating) and
+    /// generation 0; false when the run stopped during a match.
+    fn play_generations(
+        &mut self,
+        gen: u64,
+        prev: u64,
+        out: &mut Vec<MatchReport>,
+    ) -> Result<bool> {
+        let run = self.run;
+        let ec = &run.cfg.evaluation;
+        let mut opponents = Vec::new();
+        if ec.games > 0 && ec.vs_previous && prev != gen {
+            opponents.push(prev);
+        }
+        if ec.games > 0 && ec.vs_first && gen != 0 && !(ec.vs_previous && prev == 0) {
+            opponents.push(0);
+        }
+        let nodes = TimeControl::Nodes(ec.simulations);
+        for g in opponents {
+            let opp = Opponent::Generation(g);
+            match self.play(gen, opp, &format!("gen{g}"), ec.games, nodes, None)? {
+                Some(r) => out.push(r),
+                None => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
+    /// `gen` against the anchors due this round; false when the run stopped during a match.
+    fn play_anchors(&mut self, gen: u64, out: &mut Vec<MatchReport>) -> Result<bool> {
+        for i in 0..self.anchors.len() {
+            if self.anchors[i].broken || !self.rounds.is_multiple_of(self.anchors[i].cfg.every) {
+                continue;
+            }
+            let Some(mut player) = self.anchor_player(i) else {
+                continue;
+            };
+            let a = self.anchors[i].cfg.clone();
+            let tc = if a.movetime > 0 {
+                TimeControl::Movetime(a.movetime)
+            } else {
+                TimeControl::Nodes(a.nodes)
+            };
+            let opp = Opponent::Anchor(&mut player);
+            let r = self.play(gen, opp, &a.name, a.games, tc, None);
+            self.anchors[i].player = Some(player);
+            match r? {
+                Some(r) => out.push(r),
+                None => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
+    /// Anchor `i`'s player, started when first played, then kept; None when it cannot start
+    /// (it is then left out of the run's evaluation, with a warning).
+    fn anchor_player(&mut self, i: usize) -> Option<Player> {
+        if let Some(p) = self.anchors[i].player.take() {
+            return Some(p);
+        }
+        let a = &self.anchors[i].cfg;
+        let options: Vec<(String, String)> = a
+            .options
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let protocol = a.protocol.parse().unwrap_or(Protocol::Usi);
+        let variant = &self.run.variant;
+        match Player::from_spec(&a.player, protocol, &options, variant, a.nodes, Device::Cpu) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.reporter.log(&format!(
+                    "anchor {}: cannot start ({e:#}); it is left out of this run's evaluation",
+                    a.name
+                ));
+                self.anchors[i].broken = true;
+                None
+            }
+        }
     }
 
     /// Plays the two rungs nearest the last rating and rates `gen` on the ladder; None when the run
@@ -447,7 +461,7 @@ impl<'a> Evaluator<'a> {
         Ok(Some((matches, rating)))
     }
 
-    fn record(&self, rep: GenerationReport) -> Result<()> {
+    fn record(&mut self, rep: GenerationReport) -> Result<()> {
         let gen = rep.generation;
         let mut parts = Vec::new();
         for r in &rep.matches {
@@ -478,6 +492,14 @@ impl<'a> Evaluator<'a> {
                 l.games,
                 rungs.join(", ")
             ));
+        }
+        // What evaluating costs: the thread's CPU per game so far (engines not counted).
+        self.cpu_seconds = thread_cpu_seconds() - self.cpu0;
+        self.reporter.scalar("eval/games", self.games as f64, gen);
+        if self.games > 0 {
+            let per_game = self.cpu_seconds / self.games as f64;
+            self.reporter
+                .scalar("eval/cpu_seconds_per_game", per_game, gen);
         }
         let gating = self.run.cfg.evaluation.gating;
         self.reporter.log(&format!(

@@ -45,7 +45,7 @@ pub fn parse_generations(s: &str) -> Result<RangeInclusive<u64>> {
 /// of `generations` as dlshogi `hcpe` records to `out` (atomically: a temporary name, then a
 /// rename). Standard shogi only. Damaged shards and games are skipped with a warning.
 pub fn export_hcpe(run: &Run, generations: RangeInclusive<u64>, out: &Path) -> Result<ExportStats> {
-    selfplay::dlshogi::check_standard_shogi(&run.variant).map_err(|why| {
+    encoding::dlshogi::check_standard_shogi(&run.variant).map_err(|why| {
         anyhow::anyhow!(
             "hcpe holds standard shogi positions only: {} is not ({why})",
             run.variant.name
@@ -92,8 +92,7 @@ pub fn export_hcpe(run: &Run, generations: RangeInclusive<u64>, out: &Path) -> R
             }
         }
     }
-    selfplay::atomic::write_bytes(out, &bytes)
-        .with_context(|| format!("writing {}", out.display()))?;
+    atomic_file::write_bytes(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
     Ok(stats)
 }
 

@@ -10,9 +10,9 @@
 
 use crate::config::AnchorConfig;
 use anyhow::{anyhow, bail, Context, Result};
+use arena::elo::{Pairing, Rating, Results};
 use arena::{MatchSettings, Opening, Player, Protocol, Tally, TimeControl};
 use rules::Variant;
-use selfplay::{Pairing, Rating, Results};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -66,8 +66,15 @@ impl Rung {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let protocol: Protocol = self.protocol.parse().map_err(|e| anyhow!("{e}"))?;
-        let p = Player::from_spec(&self.player, protocol, &options, variant, self.nodes, "cpu")
-            .with_context(|| format!("rung {}", self.name))?;
+        let p = Player::from_spec(
+            &self.player,
+            protocol,
+            &options,
+            variant,
+            self.nodes,
+            model::Device::Cpu,
+        )
+        .with_context(|| format!("rung {}", self.name))?;
         Ok(p.with_engine_nodes(self.nodes))
     }
 
@@ -386,7 +393,7 @@ impl Ladder {
                 points: t.wins as f64 + 0.5 * t.draws as f64,
             })
             .collect();
-        selfplay::place(&results)
+        arena::elo::place(&results)
     }
 }
 
@@ -540,7 +547,7 @@ pub fn fit_tallies(
         });
     }
     let zero = idx(&spec.zero)?;
-    let r = selfplay::fit(spec.rungs.len(), zero, &ps)
+    let r = arena::elo::fit(spec.rungs.len(), zero, &ps)
         .map_err(|e| anyhow!("{e} (the player numbers are the rungs in file order, from 0)"))?;
     Ok(spec
         .rungs

@@ -157,14 +157,14 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
     let moves_bar = reporter.bar(0, "self-play");
     let train_bar = reporter.bar(run.cfg.steps_per_generation, "training");
     let eval_bar = reporter.bar(1, "evaluation");
-    let (train_cpu, eval_cpu) = std::thread::scope(|s| -> Result<(f64, f64)> {
+    let (train_cpu, (eval_cpu, eval_games)) = std::thread::scope(|s| -> Result<_> {
         let sp = s.spawn(|| {
             worker::run_workers(run, threads, &stop, &reporter, &wstats, Some(&moves_bar))
         });
-        let ev = s.spawn(|| -> Result<f64> {
+        let ev = s.spawn(|| -> Result<(f64, u64)> {
             let mut e = eval::Evaluator::new(run, &shared, &reporter);
             let r = e.run(Some(&eval_bar));
-            r.map(|_| e.cpu_seconds)
+            r.map(|_| (e.cpu_seconds, e.games))
         });
         let tr = s.spawn(|| -> Result<f64> {
             let cpu0 = metrics::thread_cpu_seconds();
@@ -198,7 +198,7 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
         reporter.scalar(tag, cpu / (wall * cores), st.generation);
     }
     reporter.log(&format!(
-        "{} after {wall:.0}s: generation {}, {} games, {} samples, {} steps; self-play played {:.0}% of the wall time ({threads} threads), CPU shares of the machine: self-play {:.0}%, training {:.0}%, evaluation {:.0}% (its engines not counted)",
+        "{} after {wall:.0}s: generation {}, {} games, {} samples, {} steps; self-play played {:.0}% of the wall time ({threads} threads), CPU shares of the machine: self-play {:.0}%, training {:.0}%, evaluation {:.0}% (its engines not counted); {eval_games} evaluation games, {:.3} CPU s a game",
         if st.complete { "run complete" } else { "run stopped" },
         st.generation,
         st.total_games,
@@ -208,6 +208,7 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
         100.0 * sp_cpu / (wall * cores),
         100.0 * train_cpu / (wall * cores),
         100.0 * eval_cpu / (wall * cores),
+        eval_cpu / eval_games.max(1) as f64,
     ));
     reporter.flush();
     Ok(())

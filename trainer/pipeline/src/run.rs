@@ -12,9 +12,9 @@
 
 use crate::config::RunConfig;
 use anyhow::{bail, Context, Result};
+use encoding::Encoder;
 use model::{write_atomic, Device, ModelConfig};
 use rules::{Variant, VariantSpec};
-use selfplay::Encoder;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -124,7 +124,7 @@ pub struct Run {
     pub encoder: Encoder,
     /// Network shape.
     pub model: ModelConfig,
-    /// Device for networks.
+    /// Device for networks: the config's, `auto` resolved.
     pub device: Device,
 }
 
@@ -154,7 +154,7 @@ impl Run {
         let encoder = Encoder::with_layout(variant.clone(), cfg.encoding)
             .with_context(|| format!("{}: encoding", config_path.display()))?;
         let model = ModelConfig::load(&cfg.model)?;
-        let device = model::parse_device(&cfg.device).map_err(anyhow::Error::msg)?;
+        let device = cfg.device.resolved();
         std::fs::create_dir_all(dir.join("models"))
             .with_context(|| format!("creating {}", dir.join("models").display()))?;
         let vspec = toml::to_string(&variant.spec).context("serialising the variant")?;
@@ -190,7 +190,7 @@ impl Run {
         let spec = VariantSpec::from_toml(&vtext, &vpath.display().to_string())?;
         let variant = Arc::new(Variant::compile_named(spec, &vpath.display().to_string())?);
         let model = ModelConfig::load(&dir.join("model.toml").display().to_string())?;
-        let device = model::parse_device(&cfg.device).map_err(anyhow::Error::msg)?;
+        let device = cfg.device.resolved();
         let encoder = Encoder::with_layout(variant.clone(), cfg.encoding)
             .with_context(|| format!("{}: encoding", cfg_path.display()))?;
         Ok(Run {
@@ -291,7 +291,7 @@ impl Run {
         let path = self.model_path(generation);
         let (net, _) = model::open_evaluator(
             &path,
-            Some(&self.encoder.spec()),
+            &self.encoder.spec(),
             self.device,
             self.cfg.selfplay.precision,
         )?;

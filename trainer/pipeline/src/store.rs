@@ -195,7 +195,7 @@ pub fn games_and_samples_in(dir: &Path, generation: u64) -> Result<(u64, u64)> {
 }
 
 /// Removes temporary files of atomic writes (`.tmp…` names, as a killed writer leaves them:
-/// [`selfplay::atomic::is_temporary`]) older than `min_age` in `dirs`.
+/// [`atomic_file::is_temporary`]) older than `min_age` in `dirs`.
 pub fn clean_temporaries_in(dirs: &[PathBuf], min_age: std::time::Duration) -> usize {
     let mut removed = 0;
     for d in dirs {
@@ -204,7 +204,7 @@ pub fn clean_temporaries_in(dirs: &[PathBuf], min_age: std::time::Duration) -> u
         };
         for f in files.flatten() {
             let name = f.file_name().to_string_lossy().into_owned();
-            let temporary = selfplay::atomic::is_temporary(&name);
+            let temporary = atomic_file::is_temporary(&name);
             let old = f
                 .metadata()
                 .and_then(|m| m.modified())

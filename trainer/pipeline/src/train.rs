@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use indicatif::ProgressBar;
 use model::{
     has_checkpoint, init_from_model, load_checkpoint, save_checkpoint, save_model,
-    save_published_model, shape_of, Batch, ModelMeta, Trainer,
+    save_published_model, shape_of, ModelMeta, Trainer,
 };
 use selfplay::{GameRecord, PlayStats, ReplayWindow};
 use std::sync::atomic::Ordering;
@@ -305,14 +305,13 @@ impl<'a> TrainLoop<'a> {
     }
 
     fn step(&mut self, bar: Option<&ProgressBar>) -> Result<()> {
-        let shape = shape_of(&self.run.encoder);
         let bs = self.run.cfg.training.batch_size;
         let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
         let mut rng = self.t.rng;
         self.window
             .sample_batch(bs, |k| rng.below(k), &mut x, &mut p, &mut z);
         self.t.rng = rng;
-        let b = Batch::from_slices(shape, &x, &p, &z, self.run.device)?;
+        let b = self.t.batch(&x, &p, &z)?;
         let s = self.t.train_step(&b);
         if let Some(bar) = bar {
             bar.inc(1);
@@ -376,7 +375,7 @@ impl<'a> TrainLoop<'a> {
             let mut rng = model::SplitMix(gen ^ 0x5EED);
             self.window
                 .sample_results_batch(bs, |k| rng.below(k), &mut x, &mut p, &mut z);
-            let b = Batch::from_slices(shape_of(&self.run.encoder), &x, &p, &z, self.run.device)?;
+            let b = self.t.batch(&x, &p, &z)?;
             self.t.diagnostics(&b)
         };
         r.scalar("train/policy_entropy", entropy, gen);

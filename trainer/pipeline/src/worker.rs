@@ -1,19 +1,24 @@
 //! The self-play worker: threads that play games continuously with the newest published
-//! network, switching between moves, and store each finished game as its own shard. Any number
-//! of workers (threads of `trainer run`, or `trainer selfplay` processes on any machine sharing
-//! the run directory) feed one run: each thread has a random 64-bit id that names its shards
-//! and seeds its games.
+//! network, switching between moves, and store each finished game as its own shard (through a
+//! writer thread each, so that a search never waits for the disk). Any number of workers
+//! (threads of `trainer run`, or `trainer selfplay` processes on any machine sharing the run
+//! directory) feed one run: each thread has a random 64-bit id that names its shards and seeds
+//! its games. `trainer bench selfplay` measures this very path.
 
 use crate::metrics::{thread_cpu_seconds, Reporter};
 use crate::run::Run;
-use crate::store::{self, ShardWriter};
+use crate::store::{self, ShardName, ShardWriter};
 use anyhow::Result;
 use indicatif::ProgressBar;
 use search::Evaluator;
-use selfplay::{run_games, Control, GameRecord, InferenceServer, Mode, PlayStats, ServerEvaluator};
+use selfplay::server::ServerStats;
+use selfplay::{
+    run_games, Control, GameRecord, InferenceServer, Mode, PlayStats, ServerEvaluator,
+    SimulatedDevice,
+};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How often a worker looks for a new network (and, in capped runs, recounts the games).
@@ -36,6 +41,8 @@ pub struct WorkerStats {
     pub idle_seconds: Mutex<f64>,
     /// The ids of the threads (they name the shards).
     pub thread_ids: Mutex<Vec<u64>>,
+    /// The figures of the worker's inference server, when it has one.
+    pub server: Mutex<Option<Arc<ServerStats>>>,
 }
 
 impl WorkerStats {
@@ -51,11 +58,36 @@ impl WorkerStats {
     }
 }
 
-/// Runs `threads` self-play threads until `stop` is set or the run is complete; the games in
-/// flight are then dropped. Errors (a failing disk, a model that cannot be loaded) stop every
-/// thread and are returned.
+/// Where a worker's networks come from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Networks {
+    /// The run's published models (`trainer run`, `trainer selfplay`).
+    Published,
+    /// Benchmarks: in place of every published network, a simulated device that answers
+    /// every batch after this latency (always behind an inference server).
+    Simulated(Duration),
+}
+
+/// Runs `threads` self-play threads on the run's published networks until `stop` is set or
+/// the run is complete; the games in flight are then dropped. Errors (a failing disk, a model
+/// that cannot be loaded) stop every thread and are returned.
 pub fn run_workers(
     run: &Run,
+    threads: usize,
+    stop: &Arc<AtomicBool>,
+    reporter: &Reporter,
+    stats: &Arc<WorkerStats>,
+    moves_bar: Option<&ProgressBar>,
+) -> Result<()> {
+    let networks = Networks::Published;
+    run_workers_with(run, networks, threads, stop, reporter, stats, moves_bar)
+}
+
+/// [`run_workers`] with its networks from `networks` (`trainer bench selfplay` plays the
+/// production path with a simulated device this way).
+pub fn run_workers_with(
+    run: &Run,
+    networks: Networks,
     threads: usize,
     stop: &Arc<AtomicBool>,
     reporter: &Reporter,
@@ -65,15 +97,20 @@ pub fn run_workers(
     let errors = Mutex::new(Vec::new());
     let done = AtomicBool::new(false);
     let worker: u64 = rand::random();
+    let simulated = networks != Networks::Published;
     let source = Source {
         run,
-        server: run.cfg.selfplay.uses_server(run.device.is_cuda()).then(|| {
+        networks,
+        server: (simulated || run.cfg.selfplay.uses_server(run.device.is_cuda())).then(|| {
             (
                 InferenceServer::start(run.cfg.selfplay.server_batch()),
                 Mutex::new(None),
             )
         }),
     };
+    if let (Some((server, _)), Ok(mut s)) = (&source.server, stats.server.lock()) {
+        *s = Some(server.stats.clone());
+    }
     std::thread::scope(|scope| {
         let done = &done;
         scope.spawn(move || heartbeats(run, worker, threads, stats, done));
@@ -106,6 +143,7 @@ pub fn run_workers(
 /// inference server (one load per network, shared by all threads).
 pub struct Source<'a> {
     run: &'a Run,
+    networks: Networks,
     /// The server and the network it serves now.
     server: Option<(InferenceServer, Mutex<Option<Served>>)>,
 }
@@ -114,10 +152,23 @@ pub struct Source<'a> {
 type Served = (u64, ServerEvaluator);
 
 impl Source<'_> {
+    /// Network `generation` as loaded on the device (or simulated).
+    fn load(&self, generation: u64) -> Result<Box<dyn Evaluator + Send>> {
+        let enc = &self.run.encoder;
+        Ok(match self.networks {
+            Networks::Published => Box::new(self.run.evaluator(generation)?),
+            Networks::Simulated(latency) => Box::new(SimulatedDevice::new(
+                enc.input_len(),
+                enc.policy_len(),
+                latency,
+            )),
+        })
+    }
+
     /// Network `generation` for one thread.
     fn network(&self, generation: u64) -> Result<Box<dyn Evaluator + Send>> {
         let Some((server, current)) = &self.server else {
-            return Ok(Box::new(self.run.evaluator(generation)?));
+            return self.load(generation);
         };
         let mut current = current
             .lock()
@@ -127,7 +178,7 @@ impl Source<'_> {
                 return Ok(Box::new(h.clone()));
             }
         }
-        let h = server.register(Box::new(self.run.evaluator(generation)?));
+        let h = server.register(self.load(generation)?);
         *current = Some((generation, h.clone()));
         Ok(Box::new(h))
     }
@@ -247,7 +298,10 @@ fn heartbeats(run: &Run, worker: u64, threads: usize, stats: &WorkerStats, done:
 struct Thread<'a> {
     run: &'a Run,
     source: &'a Source<'a>,
-    writer: ShardWriter,
+    /// Finished games to the thread's shard writer (None once closed).
+    writes: Option<mpsc::Sender<(u64, GameRecord)>>,
+    /// What the writer stored: each game's generation and shard, or the error that stopped it.
+    written: mpsc::Receiver<Result<(u64, ShardName)>>,
     stop: &'a AtomicBool,
     stats: &'a WorkerStats,
     slot: usize,
@@ -258,7 +312,10 @@ struct Thread<'a> {
     /// Capped runs: per generation, the listed games and samples (samples of the run's
     /// trained generations included), when listed, and own games since.
     listed: HashMap<u64, Listed>,
+    /// Per generation: own games started and not yet stored.
     in_flight: HashMap<u64, u64>,
+    /// Per generation: samples of own finished games not yet stored.
+    unstored_samples: HashMap<u64, u64>,
     error: Option<anyhow::Error>,
     idle: Duration,
     reporter: &'a Reporter,
@@ -311,9 +368,10 @@ impl Thread<'_> {
         // needs: short games can fill a generation's quota with fewer (a run would wait for
         // ever).
         let need = self.run.cfg.min_samples as u64;
+        let unstored = self.unstored_samples.get(&gen).copied().unwrap_or(0);
         self.listed
             .get(&gen)
-            .is_some_and(|l| l.games + mine >= cap && l.samples >= need)
+            .is_some_and(|l| l.games + mine >= cap && l.samples + unstored >= need)
     }
 }
 
@@ -364,29 +422,20 @@ impl<'e> Control<'e> for Thread<'_> {
     }
 
     fn game_over(&mut self, _: usize, gen: u64, game: GameRecord, stats: &PlayStats) -> bool {
-        if let Some(n) = self.in_flight.get_mut(&gen) {
-            *n = n.saturating_sub(1);
+        if let Ok(mut t) = self.stats.threads.lock() {
+            t[self.slot] = stats.clone();
         }
-        match self.writer.write(gen, &game) {
-            Ok(name) => {
-                if let Some(l) = self.listed.get_mut(&gen) {
-                    l.games += 1;
-                    l.samples = l.samples.saturating_add(name.samples);
-                }
-                self.stats.games.fetch_add(1, Ordering::Relaxed);
-                self.stats
-                    .samples
-                    .fetch_add(name.samples, Ordering::Relaxed);
-                if let Ok(mut t) = self.stats.threads.lock() {
-                    t[self.slot] = stats.clone();
-                }
-                true
-            }
-            Err(e) => {
-                self.error = Some(e);
-                false
-            }
+        *self.unstored_samples.entry(gen).or_default() += game.num_samples() as u64;
+        let sent = self
+            .writes
+            .as_ref()
+            .is_some_and(|w| w.send((gen, game)).is_ok());
+        // A writer that stopped has said why.
+        self.collect_written();
+        if !sent && self.error.is_none() {
+            self.error = Some(anyhow::anyhow!("the shard writer stopped"));
         }
+        self.error.is_none()
     }
 
     fn moved(&mut self) {
@@ -397,6 +446,7 @@ impl<'e> Control<'e> for Thread<'_> {
     }
 
     fn idle(&mut self) -> bool {
+        self.collect_written();
         if self.stop.load(Ordering::Relaxed) || self.error.is_some() {
             return false;
         }
@@ -407,6 +457,7 @@ impl<'e> Control<'e> for Thread<'_> {
     }
 
     fn stop(&mut self) -> bool {
+        self.collect_written();
         self.stop.load(Ordering::Relaxed) || self.error.is_some()
     }
 }
@@ -429,16 +480,15 @@ fn play_thread(
         }
     }
     let run = source.run;
-    let cpu0 = thread_cpu_seconds();
+    let enc = &run.encoder;
+    let writer = ShardWriter::new(&run.dir, worker, &run.variant.name, enc.policy_len());
+    let (writes, games) = mpsc::channel();
+    let (stored, written) = mpsc::channel();
     let mut th = Thread {
         run,
         source,
-        writer: ShardWriter::new(
-            &run.dir,
-            worker,
-            &run.variant.name,
-            run.encoder.policy_len(),
-        ),
+        writes: Some(writes),
+        written,
         stop,
         stats,
         slot,
@@ -447,66 +497,191 @@ fn play_thread(
         last_poll: Instant::now() - POLL,
         listed: HashMap::new(),
         in_flight: HashMap::new(),
+        unstored_samples: HashMap::new(),
         error: None,
         idle: Duration::ZERO,
         reporter,
         unloadable: None,
     };
-    // The first network: the published one, else the newest earlier one that loads (a damaged
-    // file is named in the log and self-play goes on; the trainer publishes the next one).
-    let first = loop {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(());
+    // The disk's waits (every shard is synced) stay off the search.
+    std::thread::scope(|s| {
+        s.spawn(|| write_shards(writer, games, stored, stats));
+        let r = th.play(worker);
+        th.writes = None;
+        th.collect_all_written();
+        r
+    })?;
+    match th.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// A search thread's shard writer: stores the games it is sent, in order, and reports each
+/// shard or the error that stops it; its CPU time counts as self-play's.
+fn write_shards(
+    mut writer: ShardWriter,
+    games: mpsc::Receiver<(u64, GameRecord)>,
+    stored: mpsc::Sender<Result<(u64, ShardName)>>,
+    stats: &WorkerStats,
+) {
+    let cpu0 = thread_cpu_seconds();
+    for (gen, game) in games {
+        let r = writer.write(gen, &game).map(|name| (gen, name));
+        let failed = r.is_err();
+        if stored.send(r).is_err() || failed {
+            break;
         }
-        match th.published() {
-            Some((_, true)) => return Ok(()),
-            Some((best, false)) => {
-                let mut found = None;
-                for g in (0..=best).rev() {
-                    match source.network(g) {
-                        Ok(ev) => {
-                            found = Some((g, ev));
-                            break;
-                        }
-                        Err(e) => {
-                            reporter.log(&format!("self-play: network {g} does not load: {e:#}"))
+    }
+    *stats.cpu_seconds.lock().expect("cpu") += thread_cpu_seconds() - cpu0;
+}
+
+impl Thread<'_> {
+    /// Plays from the first network that loads until the worker stops; the thread's figures go
+    /// to the worker's statistics.
+    fn play(&mut self, worker: u64) -> Result<()> {
+        let cpu0 = thread_cpu_seconds();
+        let Some((generation, net)) = self.first_network() else {
+            return Ok(());
+        };
+        self.network = Some(generation);
+        self.last_poll = Instant::now();
+        self.reporter.log(&format!(
+            "self-play thread {worker:016x} starts with network {generation}"
+        ));
+        let run = self.run;
+        let cfg = selfplay::SelfPlayConfig {
+            pipeline: self.source.groups(),
+            ..run.cfg.selfplay.clone()
+        };
+        let evals: Vec<Box<dyn Evaluator>> = vec![net];
+        let seed = worker ^ run.cfg.seed.rotate_left(17);
+        let search = std::slice::from_ref(&run.cfg.search);
+        let r = run_games(
+            &[&run.encoder],
+            evals,
+            search,
+            &cfg,
+            Mode::SelfPlay,
+            seed,
+            self,
+        );
+        *self.stats.cpu_seconds.lock().expect("cpu") += thread_cpu_seconds() - cpu0;
+        *self.stats.idle_seconds.lock().expect("idle") += self.idle.as_secs_f64();
+        let r = r.map_err(|e| anyhow::anyhow!("self-play: {e}"))?;
+        // The thread's final figures: its games in flight and its timings included.
+        if let Ok(mut t) = self.stats.threads.lock() {
+            t[self.slot] = r;
+        }
+        Ok(())
+    }
+
+    /// Takes in what the writer has stored so far.
+    fn collect_written(&mut self) {
+        while let Ok(r) = self.written.try_recv() {
+            self.stored(r);
+        }
+    }
+
+    /// Waits for the writer to store every game sent (its channel closed) and takes it in.
+    fn collect_all_written(&mut self) {
+        while let Ok(r) = self.written.recv() {
+            self.stored(r);
+        }
+    }
+
+    /// Counts a stored game (or keeps the writer's error).
+    fn stored(&mut self, r: Result<(u64, ShardName)>) {
+        let (gen, name) = match r {
+            Ok(x) => x,
+            Err(e) => {
+                self.error.get_or_insert(e);
+                return;
+            }
+        };
+        if let Some(n) = self.in_flight.get_mut(&gen) {
+            *n = n.saturating_sub(1);
+        }
+        if let Some(n) = self.unstored_samples.get_mut(&gen) {
+            *n = n.saturating_sub(name.samples);
+        }
+        if let Some(l) = self.listed.get_mut(&gen) {
+            l.games += 1;
+            l.samples = l.samples.saturating_add(name.samples);
+        }
+        self.stats.games.fetch_add(1, Ordering::Relaxed);
+        self.stats
+            .samples
+            .fetch_add(name.samples, Ordering::Relaxed);
+    }
+
+    /// The first network: the published one, else the newest earlier one that loads (a
+    /// damaged file is named in the log and self-play goes on; the trainer publishes the next
+    /// one); waits for one. None when the worker stops or the run is complete first.
+    fn first_network(&mut self) -> Option<(u64, Box<dyn Evaluator + Send>)> {
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            match self.published() {
+                Some((_, true)) => return None,
+                Some((best, false)) => {
+                    for g in (0..=best).rev() {
+                        match self.source.network(g) {
+                            Ok(ev) => {
+                                self.unloadable = (g != best).then_some(best);
+                                return Some((g, ev));
+                            }
+                            Err(e) => self
+                                .reporter
+                                .log(&format!("self-play: network {g} does not load: {e:#}")),
                         }
                     }
                 }
-                if let Some(f) = found {
-                    th.unloadable = (f.0 != best).then_some(best);
-                    break f;
-                }
+                None => {}
             }
-            None => {}
+            std::thread::sleep(POLL);
         }
-        std::thread::sleep(POLL);
-    };
-    th.network = Some(first.0);
-    th.last_poll = Instant::now();
-    reporter.log(&format!(
-        "self-play thread {worker:016x} starts with network {}",
-        first.0
-    ));
-    let evals: Vec<Box<dyn Evaluator>> = vec![first.1];
-    let cfg = selfplay::SelfPlayConfig {
-        pipeline: source.groups(),
-        ..run.cfg.selfplay.clone()
-    };
-    let r = run_games(
-        &run.encoder,
-        evals,
-        std::slice::from_ref(&run.cfg.search),
-        &cfg,
-        Mode::SelfPlay,
-        worker ^ run.cfg.seed.rotate_left(17),
-        &mut th,
-    );
-    *stats.cpu_seconds.lock().expect("cpu") += thread_cpu_seconds() - cpu0;
-    *stats.idle_seconds.lock().expect("idle") += th.idle.as_secs_f64();
-    if let Some(e) = th.error {
-        return Err(e);
     }
-    r.map_err(|e| anyhow::anyhow!("self-play: {e}"))?;
-    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::NoMetrics;
+
+    /// A stop ends every thread of a worker promptly, its games in flight dropped, and the
+    /// threads' figures count what they played.
+    #[test]
+    fn a_stop_ends_every_thread() {
+        let root = std::env::temp_dir().join(format!("worker-stop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let cfg = root.join("stop.toml");
+        std::fs::write(
+            &cfg,
+            "variant = \"minishogi\"\nmodel = \"b2c16\"\ndevice = \"cpu\"\ngenerations = 1\n\
+             steps_per_generation = 1\n[selfplay]\nparallel_games = 4\nmax_plies = 40\n",
+        )
+        .unwrap();
+        let run = Run::open(&cfg, &root.join("runs"), false).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stats = Arc::new(WorkerStats::default());
+        let reporter = Reporter::new(None, Box::new(NoMetrics));
+        let networks = Networks::Simulated(Duration::from_millis(2));
+        let t = Instant::now();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(Duration::from_millis(400));
+                stop.store(true, Ordering::SeqCst);
+            });
+            run_workers_with(&run, networks, 2, &stop, &reporter, &stats, None).unwrap();
+        });
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        let merged = stats.merged();
+        assert!(merged.evals > 0 && merged.seconds > 0.0, "{merged:?}");
+        assert_eq!(stats.threads.lock().unwrap().len(), 2);
+        assert!(stats.server.lock().unwrap().is_some());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

@@ -1,17 +1,20 @@
 //! Games in lockstep: many games per thread, in groups that take turns; each group's turn
 //! collects one leaf per game into one network batch per evaluator (no virtual loss needed;
 //! batches stay full at any simulation count), submitted so that the next group is prepared
-//! while it is evaluated. Used for self-play (one search per game) and for matches (one search
-//! per player).
+//! while it is evaluated. The one runner of games between in-process players: self-play (one
+//! search per game) and matches (one search per player: the run's evaluation and the arena's
+//! matches between networks or network-free searches).
 
-use crate::encoding::Encoder;
+use crate::opening::Opening;
 use crate::samples::{GameRecord, MoveTarget};
-use rules::{Color, Move, Position};
+use encoding::{Encoder, Precision};
+use rules::{Color, Move, Variant};
 use search::{
     sample_move, sample_policy, Algorithm, Evaluator, EvaluatorError, Request, Search,
     SearchConfig, Ticket,
 };
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Self-play settings (the `[selfplay]` table of a run config).
@@ -139,21 +142,6 @@ pub enum Inference {
     Server,
 }
 
-/// Floating-point format of inference on CUDA.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Precision {
-    /// bf16 on CUDA, f32 on CPU.
-    #[default]
-    Auto,
-    /// 32-bit floats.
-    F32,
-    /// IEEE half precision.
-    F16,
-    /// bfloat16.
-    Bf16,
-}
-
 impl SelfPlayConfig {
     /// Search threads: `threads`, or the machine's cores when 0.
     pub fn search_threads(&self) -> usize {
@@ -250,16 +238,20 @@ pub use rules::SplitMix64 as Rng;
 pub enum Mode {
     /// One network plays both sides, with noise, playout caps, resignation and targets.
     SelfPlay,
-    /// Evaluator 0 and evaluator 1 play each other without noise; `first` is evaluator 0's
-    /// colour in the first game, and colours alternate.
-    Match {
-        /// Evaluator 0's colour in game 0.
-        first: Color,
-        /// Random plies played before each pair of games (both games of a pair start from the
-        /// same position with colours swapped), so that deterministic players do not repeat
-        /// one game.
-        opening_plies: u32,
-    },
+    /// Evaluator 0 and evaluator 1 play each other without noise, each with its own encoder
+    /// and search settings; [`Control::game_start`] gives each game's opening and who plays
+    /// sente. A position with a single legal move is played without a search.
+    Match,
+}
+
+/// How a game starts (see [`Control::game_start`]).
+#[derive(Clone, Debug, Default)]
+pub struct GameStart {
+    /// The opening: the record starts at its start position and with its moves (None: the
+    /// variant's start position, no moves).
+    pub opening: Option<Opening>,
+    /// Match: the evaluator (0 or 1) playing sente.
+    pub sente: usize,
 }
 
 struct Game {
@@ -278,14 +270,24 @@ struct Game {
     no_resign: bool,
     low_streak: [u32; 2],
     would_resign: [bool; 2],
+    /// Match: the only legal move, played without a search.
+    forced: Option<Move>,
+    /// The game is over before its first move (an opening at the move limit): winner, reason.
+    start_end: Option<(Option<Color>, &'static str)>,
 }
 
-/// What the lockstep driver asks its owner between steps: whether to start games, a newer
-/// network, where finished games go, and when to stop. [`play_games`] plays a fixed number of
-/// games with it; a self-play worker plays forever and switches networks between moves.
+/// What the lockstep driver asks its owner between steps: whether to start games, how they
+/// start, a newer network, where finished games go, and when to stop. [`play_games`] plays a
+/// fixed number of games with it; a self-play worker plays forever and switches networks
+/// between moves; a match schedules openings and colours.
 pub trait Control<'e> {
     /// Whether to start another game now; `Some(tag)` starts one that carries `tag`.
     fn start_game(&mut self) -> Option<u64>;
+    /// How game `index` (in start order), started with `tag`, begins; by default at the
+    /// variant's start position with evaluator 0 as sente.
+    fn game_start(&mut self, _index: usize, _tag: u64) -> GameStart {
+        GameStart::default()
+    }
     /// A newer network: searches started from now on use it, searches in progress finish their
     /// move with the network they started with (self-play only; polled once per step).
     fn new_network(&mut self) -> Option<Box<dyn Evaluator + 'e>> {
@@ -308,25 +310,28 @@ pub trait Control<'e> {
 }
 
 /// Plays `n_games` games and hands each finished one to `on_game` as soon as it ends, with its
-/// game number (games finish out of order; in a match, evaluator 0 plays `first` in even
-/// games) and the running statistics.
+/// game number (games finish out of order) and the running statistics.
 ///
-/// `evaluators` has one entry for self-play, two for a match. `searches` gives the search
-/// settings per evaluator (the simulation budget of a match comes from it; self-play uses the
-/// playout caps of `cfg`).
+/// `evaluators` has one entry for self-play, two for a match; `encoders` and `searches` give
+/// each evaluator's encoder and search settings (one for self-play, whose simulations come from
+/// the playout caps of `cfg`; a match's budgets come from `searches`). Game `i` starts from
+/// `openings[(i / 2) % openings.len()]` (the variant's start position when `openings` is
+/// empty); in a match, evaluator 0 plays sente in even games.
 #[allow(clippy::too_many_arguments)]
 pub fn play_games(
-    encoder: &Encoder,
+    encoders: &[&Encoder],
     evaluators: &mut [&mut dyn Evaluator],
     searches: &[SearchConfig],
     cfg: &SelfPlayConfig,
     mode: Mode,
+    openings: &[Opening],
     n_games: usize,
     seed: u64,
     on_game: &mut dyn FnMut(usize, GameRecord, &PlayStats),
 ) -> Result<PlayStats, EvaluatorError> {
     struct Counted<'a> {
         left: usize,
+        openings: &'a [Opening],
         on_game: &'a mut dyn FnMut(usize, GameRecord, &PlayStats),
     }
     impl Control<'_> for Counted<'_> {
@@ -335,6 +340,13 @@ pub fn play_games(
                 self.left -= 1;
                 0
             })
+        }
+        fn game_start(&mut self, i: usize, _: u64) -> GameStart {
+            let n = self.openings.len().max(1);
+            GameStart {
+                opening: self.openings.get((i / 2) % n).cloned(),
+                sente: i % 2,
+            }
         }
         fn game_over(&mut self, i: usize, _: u64, g: GameRecord, s: &PlayStats) -> bool {
             (self.on_game)(i, g, s);
@@ -351,18 +363,21 @@ pub fn play_games(
     };
     let mut control = Counted {
         left: n_games,
+        openings,
         on_game,
     };
-    run_games(encoder, evals, searches, &cfg, mode, seed, &mut control)
+    run_games(encoders, evals, searches, &cfg, mode, seed, &mut control)
 }
 
 /// The lockstep driver: keeps `cfg.pipeline` groups of `cfg.parallel_games` slots busy with
 /// games as long as `control` starts them, one leaf per game and one batch per evaluator in
-/// each group's turn. `evaluators`
-/// holds one network for self-play (later ones come from [`Control::new_network`]) or two
-/// for a match.
+/// each group's turn. `evaluators` holds one network for self-play (later ones come from
+/// [`Control::new_network`], all encoded by `encoders[0]` and searched with `searches[0]`) or
+/// two for a match (evaluator `i` with `encoders[i]` and `searches[i]`).
+///
+/// Panics when a match does not get two evaluators, encoders and search settings.
 pub fn run_games<'e>(
-    encoder: &Encoder,
+    encoders: &[&Encoder],
     evaluators: Vec<Box<dyn Evaluator + 'e>>,
     searches: &[SearchConfig],
     cfg: &SelfPlayConfig,
@@ -371,203 +386,30 @@ pub fn run_games<'e>(
     control: &mut dyn Control<'e>,
 ) -> Result<PlayStats, EvaluatorError> {
     let t0 = Instant::now();
-    let mut rng = Rng(seed);
-    let mut stats = PlayStats::default();
-    let variant = encoder.variant().clone();
-    let max_plies = if cfg.max_plies > 0 {
-        cfg.max_plies as usize
-    } else {
-        usize::MAX
-    };
-    let mut started = 0usize;
-    let new_game = |rng: &mut Rng, started: &mut usize, tag: u64| -> Game {
-        let idx = *started;
-        *started += 1;
-        let mut root = Position::start(variant.clone());
-        if let Mode::Match { opening_plies, .. } = mode {
-            // Same opening for games 2k and 2k+1.
-            let mut orng = Rng(seed ^ ((idx / 2) as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93));
-            for _ in 0..opening_plies {
-                let moves = root.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                let mv = moves[(orng.next_u64() % moves.len() as u64) as usize];
-                root.make_move(mv);
-                if root.outcome().is_some() {
-                    root.unmake_move();
-                    break;
-                }
-            }
-            // The game starts here: its record and its repetition history begin at this SFEN.
-            root = Position::from_sfen(&variant, &root.to_sfen()).expect("own SFEN parses");
-        }
-        let n_search = if mode == Mode::SelfPlay { 1 } else { 2 };
-        let searches = (0..n_search)
-            .map(|i| Search::new(searches[i].clone(), root.clone(), rng.next_u64()))
-            .collect();
-        let sente_eval = match mode {
-            Mode::SelfPlay => 0,
-            Mode::Match { first, .. } => {
-                let e0_sente = (first == Color::Sente) == idx.is_multiple_of(2);
-                if e0_sente {
-                    0
-                } else {
-                    1
-                }
-            }
-        };
-        Game {
-            searches,
-            sente_eval,
-            index: idx,
-            tag,
-            ev: 0,
-            record: GameRecord {
-                start_sfen: root.to_sfen(),
-                moves: Vec::new(),
-                targets: Vec::new(),
-                result: rules::GameResult::Draw,
-                reason: String::new(),
-            },
-            full: false,
-            no_resign: mode == Mode::SelfPlay && rng.next_f32() < cfg.no_resign_fraction,
-            low_streak: [0; 2],
-            would_resign: [false; 2],
-        }
-    };
-    let parallel = cfg.parallel_games.max(1);
-    let budgets: Vec<u32> = searches.iter().map(|s| s.simulations).collect();
-    let mut evaluators: Vec<Option<Box<dyn Evaluator + 'e>>> =
-        evaluators.into_iter().map(Some).collect();
-    // Self-play: the slot of the newest network.
-    let mut current = 0usize;
+    let mut d = Driver::new(encoders, evaluators, searches, cfg, mode, seed);
     let mut groups: Vec<Group> = (0..cfg.pipeline.max(1))
-        .map(|_| Group {
-            slots: (0..parallel).map(|_| None).collect(),
-            ..Group::default()
-        })
+        .map(|_| Group::new(cfg.parallel_games.max(1)))
         .collect();
-    let algorithms: Vec<Algorithm> = searches.iter().map(|s| s.algorithm).collect();
-    let il = encoder.input_len();
-    let mut eval_time = Duration::ZERO;
-    let begin = |g: &mut Game, current: usize, rng: &mut Rng| {
-        let who = active(g, mode);
-        g.ev = match mode {
-            Mode::SelfPlay => current,
-            Mode::Match { .. } => who,
-        };
-        start_search(g, cfg, mode, &budgets, rng);
-    };
+    let n_groups = groups.len();
     // Groups take turns: a group's answers are applied, its games advanced to their next
     // leaves and its batches submitted; with an evaluator that answers later, the next group is
     // prepared while this one is evaluated.
     let mut turn = 0usize;
     let mut quiet_turns = 0usize;
-    'outer: loop {
-        let n_groups = groups.len();
+    loop {
         let group = &mut groups[turn % n_groups];
         turn += 1;
-        for ev in 0..group.tickets.len() {
-            let Some(ticket) = group.tickets[ev].take() else {
-                continue;
-            };
-            let t = Instant::now();
-            let r = ticket.wait()?;
-            eval_time += t.elapsed();
-            for (k, &si) in group.pending[ev].iter().enumerate() {
-                let game = group.slots[si].as_mut().expect("pending game");
-                let who = active(game, mode);
-                game.searches[who].expand(&r.logits[r.range(k)], r.wdl[k]);
-            }
-            group.pending[ev].clear();
-            group.requests[ev] = r;
-        }
+        d.apply_answers(group)?;
         if control.stop() {
             break;
         }
-        if mode == Mode::SelfPlay {
-            if let Some(e) = control.new_network() {
-                evaluators.push(Some(e));
-                current = evaluators.len() - 1;
-            }
+        d.poll_network(control);
+        group.resize(d.evaluators.len());
+        d.fill(group, control);
+        if !d.advance(group, control) {
+            break;
         }
-        let n_ev = evaluators.len();
-        group.requests.resize_with(n_ev, Request::default);
-        group.pending.resize_with(n_ev, Vec::new);
-        group.tickets.resize_with(n_ev, || None);
-        for slot in group.slots.iter_mut().filter(|s| s.is_none()) {
-            match control.start_game() {
-                Some(tag) => {
-                    let mut g = new_game(&mut rng, &mut started, tag);
-                    begin(&mut g, current, &mut rng);
-                    *slot = Some(g);
-                }
-                None => break,
-            }
-        }
-        for r in group.requests.iter_mut() {
-            r.clear();
-        }
-        for (si, slot) in group.slots.iter_mut().enumerate() {
-            while let Some(game) = slot.as_mut() {
-                let who = active(game, mode);
-                if game.searches[who].finished() {
-                    if let Some(done) = finish_move(
-                        encoder,
-                        game,
-                        cfg,
-                        &algorithms,
-                        mode,
-                        max_plies,
-                        &mut rng,
-                        &mut stats,
-                    ) {
-                        let (index, tag) = (game.index, game.tag);
-                        *slot = None;
-                        if !control.game_over(index, tag, done, &stats) {
-                            break 'outer;
-                        }
-                        if let Some(tag) = control.start_game() {
-                            *slot = Some(new_game(&mut rng, &mut started, tag));
-                        }
-                    } else {
-                        control.moved();
-                    }
-                    if let Some(g) = slot.as_mut() {
-                        begin(g, current, &mut rng);
-                    }
-                    continue;
-                }
-                let ev = game.ev;
-                let s = &mut game.searches[who];
-                if s.select() {
-                    let r = &mut group.requests[ev];
-                    encoder.encode(s.leaf_position(), r.add_position(il));
-                    let leaf = s.leaf_position();
-                    for &mv in s.leaf_moves() {
-                        r.moves.push(encoder.move_to_index(leaf, mv) as u32);
-                    }
-                    r.end_position();
-                    group.pending[ev].push(si);
-                    break;
-                }
-            }
-        }
-        let mut submitted = false;
-        for (ev, evaluator) in evaluators.iter_mut().enumerate() {
-            if group.pending[ev].is_empty() {
-                continue;
-            }
-            let r = std::mem::take(&mut group.requests[ev]);
-            stats.evals += r.len() as u64;
-            stats.batches += 1;
-            let t = Instant::now();
-            let evaluator = evaluator.as_mut().expect("evaluator of a pending leaf");
-            group.tickets[ev] = Some(evaluator.submit(r)?);
-            eval_time += t.elapsed();
-            submitted = true;
-        }
+        let submitted = d.submit(group)?;
         // Idle once every group has had a turn without anything to evaluate.
         quiet_turns = if submitted { 0 } else { quiet_turns + 1 };
         if quiet_turns >= n_groups {
@@ -577,21 +419,298 @@ pub fn run_games<'e>(
             }
             break;
         }
-        // Networks no search uses any more are dropped.
-        if mode == Mode::SelfPlay && evaluators.iter().filter(|e| e.is_some()).count() > 1 {
-            for (i, e) in evaluators.iter_mut().enumerate() {
-                let used = groups
-                    .iter()
-                    .any(|g| g.slots.iter().flatten().any(|game| game.ev == i));
-                if i != current && e.is_some() && !used {
-                    *e = None;
+        d.drop_unused(&groups);
+    }
+    d.stats.eval_seconds = d.eval_time.as_secs_f64();
+    d.stats.seconds = t0.elapsed().as_secs_f64();
+    Ok(d.stats)
+}
+
+/// What ending a move needs besides the game, fixed for a run of the driver.
+struct Settings<'a> {
+    /// The encoder of self-play's training targets.
+    encoder: &'a Encoder,
+    cfg: &'a SelfPlayConfig,
+    /// Per search of a game.
+    algorithms: Vec<Algorithm>,
+    mode: Mode,
+    max_plies: usize,
+}
+
+/// The driver's state between steps (the groups aside).
+struct Driver<'a, 'e> {
+    k: Settings<'a>,
+    encoders: &'a [&'a Encoder],
+    searches: &'a [SearchConfig],
+    budgets: Vec<u32>,
+    variant: Arc<Variant>,
+    rng: Rng,
+    stats: PlayStats,
+    started: usize,
+    evaluators: Vec<Option<Box<dyn Evaluator + 'e>>>,
+    /// Self-play: the slot of the newest network.
+    current: usize,
+    eval_time: Duration,
+}
+
+impl<'a, 'e> Driver<'a, 'e> {
+    fn new(
+        encoders: &'a [&'a Encoder],
+        evaluators: Vec<Box<dyn Evaluator + 'e>>,
+        searches: &'a [SearchConfig],
+        cfg: &'a SelfPlayConfig,
+        mode: Mode,
+        seed: u64,
+    ) -> Self {
+        let seats = match mode {
+            Mode::SelfPlay => 1,
+            Mode::Match => 2,
+        };
+        assert!(
+            encoders.len() >= seats && searches.len() >= seats && evaluators.len() >= seats,
+            "run_games: {seats} evaluators, encoders and search settings needed"
+        );
+        Driver {
+            k: Settings {
+                encoder: encoders[0],
+                cfg,
+                algorithms: searches.iter().map(|s| s.algorithm).collect(),
+                mode,
+                max_plies: if cfg.max_plies > 0 {
+                    cfg.max_plies as usize
+                } else {
+                    usize::MAX
+                },
+            },
+            encoders,
+            searches: &searches[..seats],
+            budgets: searches.iter().map(|s| s.simulations).collect(),
+            variant: encoders[0].variant().clone(),
+            rng: Rng(seed),
+            stats: PlayStats::default(),
+            started: 0,
+            evaluators: evaluators.into_iter().map(Some).collect(),
+            current: 0,
+            eval_time: Duration::ZERO,
+        }
+    }
+
+    /// The encoder and search settings of evaluator `ev`: self-play's networks share seat 0.
+    fn seat(&self, ev: usize) -> usize {
+        match self.k.mode {
+            Mode::SelfPlay => 0,
+            Mode::Match => ev,
+        }
+    }
+
+    fn new_game(&mut self, tag: u64, control: &mut dyn Control<'e>) -> Game {
+        let index = self.started;
+        self.started += 1;
+        let start = control.game_start(index, tag);
+        let opening = start
+            .opening
+            .unwrap_or_else(|| Opening::start_position(&self.variant));
+        let root = opening.position();
+        let searches = self
+            .searches
+            .iter()
+            .map(|s| Search::new(s.clone(), root.clone(), self.rng.next_u64()))
+            .collect();
+        let v = opening.start.variant();
+        let record = GameRecord {
+            start_sfen: opening.start.to_sfen(),
+            moves: opening.moves.iter().map(|&m| v.move_to_usi(m)).collect(),
+            targets: vec![None; opening.moves.len()],
+            result: rules::GameResult::Draw,
+            reason: String::new(),
+        };
+        let start_end = match root.outcome() {
+            Some(o) => Some((o.winner, o.reason.name())),
+            None => (record.moves.len() >= self.k.max_plies).then_some((None, "move limit")),
+        };
+        let no_resign =
+            self.k.mode == Mode::SelfPlay && self.rng.next_f32() < self.k.cfg.no_resign_fraction;
+        Game {
+            searches,
+            sente_eval: start.sente.min(1),
+            index,
+            tag,
+            ev: 0,
+            record,
+            full: false,
+            no_resign,
+            low_streak: [0; 2],
+            would_resign: [false; 2],
+            forced: None,
+            start_end,
+        }
+    }
+
+    /// Starts the search of the move to play (or notes the only legal move of a match).
+    fn begin(&mut self, g: &mut Game) {
+        if g.start_end.is_some() {
+            return;
+        }
+        let who = active(g, self.k.mode);
+        match self.k.mode {
+            Mode::SelfPlay => {
+                let cfg = self.k.cfg;
+                g.ev = self.current;
+                g.full = self.rng.next_f32() < cfg.full_probability;
+                let sims = if g.full {
+                    cfg.full_simulations
+                } else {
+                    cfg.fast_simulations
+                };
+                g.searches[0].start(sims, g.full);
+            }
+            Mode::Match => {
+                g.ev = who;
+                g.full = false;
+                let legal = g.searches[who].root().legal_moves();
+                if legal.len() == 1 {
+                    g.forced = Some(legal[0]);
+                } else {
+                    g.searches[who].start(self.budgets[who], false);
                 }
             }
         }
     }
-    stats.eval_seconds = eval_time.as_secs_f64();
-    stats.seconds = t0.elapsed().as_secs_f64();
-    Ok(stats)
+
+    /// Applies the group's answered batches to the leaves waiting for them.
+    fn apply_answers(&mut self, group: &mut Group) -> Result<(), EvaluatorError> {
+        for ev in 0..group.tickets.len() {
+            let Some(ticket) = group.tickets[ev].take() else {
+                continue;
+            };
+            let t = Instant::now();
+            let r = ticket.wait()?;
+            self.eval_time += t.elapsed();
+            for (k, &si) in group.pending[ev].iter().enumerate() {
+                let game = group.slots[si].as_mut().expect("pending game");
+                let who = active(game, self.k.mode);
+                game.searches[who].expand(&r.logits[r.range(k)], r.wdl[k]);
+            }
+            group.pending[ev].clear();
+            group.requests[ev] = r;
+        }
+        Ok(())
+    }
+
+    /// Self-play: takes a newer network from `control`.
+    fn poll_network(&mut self, control: &mut dyn Control<'e>) {
+        if self.k.mode == Mode::SelfPlay {
+            if let Some(e) = control.new_network() {
+                self.evaluators.push(Some(e));
+                self.current = self.evaluators.len() - 1;
+            }
+        }
+    }
+
+    /// Starts games in the group's empty slots while `control` wants more.
+    fn fill(&mut self, group: &mut Group, control: &mut dyn Control<'e>) {
+        for slot in group.slots.iter_mut().filter(|s| s.is_none()) {
+            let Some(tag) = control.start_game() else {
+                break;
+            };
+            let mut g = self.new_game(tag, control);
+            self.begin(&mut g);
+            *slot = Some(g);
+        }
+    }
+
+    /// Takes every game of the group to its next leaf, playing the moves whose searches
+    /// finished; `false` when `control` stopped the driver.
+    fn advance(&mut self, group: &mut Group, control: &mut dyn Control<'e>) -> bool {
+        for r in group.requests.iter_mut() {
+            r.clear();
+        }
+        for si in 0..group.slots.len() {
+            if !self.advance_slot(group, si, control) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn advance_slot(
+        &mut self,
+        group: &mut Group,
+        si: usize,
+        control: &mut dyn Control<'e>,
+    ) -> bool {
+        let slot = &mut group.slots[si];
+        while let Some(game) = slot.as_mut() {
+            let who = active(game, self.k.mode);
+            if game.searches[who].finished() {
+                if let Some(done) = finish_move(game, &self.k, &mut self.rng, &mut self.stats) {
+                    let (index, tag) = (game.index, game.tag);
+                    *slot = None;
+                    if !control.game_over(index, tag, done, &self.stats) {
+                        return false;
+                    }
+                    if let Some(tag) = control.start_game() {
+                        *slot = Some(self.new_game(tag, control));
+                    }
+                } else {
+                    control.moved();
+                }
+                if let Some(g) = slot.as_mut() {
+                    self.begin(g);
+                }
+                continue;
+            }
+            let ev = game.ev;
+            let enc = self.encoders[self.seat(ev)];
+            let s = &mut game.searches[who];
+            if s.select() {
+                let r = &mut group.requests[ev];
+                let leaf = s.leaf_position();
+                enc.encode(leaf, r.add_position(enc.input_len()));
+                for &mv in s.leaf_moves() {
+                    r.moves.push(enc.move_to_index(leaf, mv) as u32);
+                }
+                r.end_position();
+                group.pending[ev].push(si);
+                break;
+            }
+        }
+        true
+    }
+
+    /// Submits the group's batches; whether there was any.
+    fn submit(&mut self, group: &mut Group) -> Result<bool, EvaluatorError> {
+        let mut submitted = false;
+        for (ev, evaluator) in self.evaluators.iter_mut().enumerate() {
+            if group.pending[ev].is_empty() {
+                continue;
+            }
+            let r = std::mem::take(&mut group.requests[ev]);
+            self.stats.evals += r.len() as u64;
+            self.stats.batches += 1;
+            let t = Instant::now();
+            let evaluator = evaluator.as_mut().expect("evaluator of a pending leaf");
+            group.tickets[ev] = Some(evaluator.submit(r)?);
+            self.eval_time += t.elapsed();
+            submitted = true;
+        }
+        Ok(submitted)
+    }
+
+    /// Self-play: drops the networks no search uses any more.
+    fn drop_unused(&mut self, groups: &[Group]) {
+        if self.k.mode != Mode::SelfPlay || self.evaluators.iter().flatten().count() <= 1 {
+            return;
+        }
+        for (i, e) in self.evaluators.iter_mut().enumerate() {
+            let used = groups
+                .iter()
+                .any(|g| g.slots.iter().flatten().any(|game| game.ev == i));
+            if i != self.current && e.is_some() && !used {
+                *e = None;
+            }
+        }
+    }
 }
 
 /// Games advanced together: one batch per evaluator per turn.
@@ -606,11 +725,27 @@ struct Group {
     tickets: Vec<Option<Ticket>>,
 }
 
+impl Group {
+    fn new(slots: usize) -> Group {
+        Group {
+            slots: (0..slots).map(|_| None).collect(),
+            ..Group::default()
+        }
+    }
+
+    /// Per-evaluator buffers for `n` evaluators.
+    fn resize(&mut self, n: usize) {
+        self.requests.resize_with(n, Request::default);
+        self.pending.resize_with(n, Vec::new);
+        self.tickets.resize_with(n, || None);
+    }
+}
+
 /// Index of the search to use now.
 fn active(game: &Game, mode: Mode) -> usize {
     match mode {
         Mode::SelfPlay => 0,
-        Mode::Match { .. } => {
+        Mode::Match => {
             let side = game.searches[0].root().side_to_move();
             if side == Color::Sente {
                 game.sente_eval
@@ -621,98 +756,112 @@ fn active(game: &Game, mode: Mode) -> usize {
     }
 }
 
-fn start_search(game: &mut Game, cfg: &SelfPlayConfig, mode: Mode, budgets: &[u32], rng: &mut Rng) {
-    let who = active(game, mode);
-    match mode {
-        Mode::SelfPlay => {
-            game.full = rng.next_f32() < cfg.full_probability;
-            let sims = if game.full {
-                cfg.full_simulations
-            } else {
-                cfg.fast_simulations
-            };
-            game.searches[0].start(sims, game.full);
-        }
-        Mode::Match { .. } => {
-            game.full = false;
-            game.searches[who].start(budgets[who], false);
-        }
-    }
-}
-
-/// Chooses and plays the move of a finished search; returns the record if the game ended.
-#[allow(clippy::too_many_arguments)]
+/// Chooses and plays the move of a finished search (or the forced one); returns the record
+/// if the game ended.
 fn finish_move(
-    encoder: &Encoder,
     game: &mut Game,
-    cfg: &SelfPlayConfig,
-    algorithms: &[Algorithm],
-    mode: Mode,
-    max_plies: usize,
+    k: &Settings,
     rng: &mut Rng,
     stats: &mut PlayStats,
 ) -> Option<GameRecord> {
-    let who = active(game, mode);
-    let s = &game.searches[who];
-    let pos = s.root().clone();
+    if let Some((winner, reason)) = game.start_end.take() {
+        return Some(end_game(game, winner, reason, stats));
+    }
+    let mv = match game.forced.take() {
+        Some(mv) => {
+            game.record.targets.push(None);
+            mv
+        }
+        None => match choose_move(game, k, rng, stats) {
+            Some(mv) => mv,
+            None => {
+                let loser = game.searches[0].root().side_to_move();
+                return Some(end_game(game, Some(loser.flip()), "resignation", stats));
+            }
+        },
+    };
+    game.record
+        .moves
+        .push(game.searches[0].root().move_to_usi(mv));
+    for s in game.searches.iter_mut() {
+        s.play(mv);
+    }
+    stats.plies += 1;
+    if let Some(o) = game.searches[0].root().outcome() {
+        return Some(end_game(game, o.winner, o.reason.name(), stats));
+    }
+    if game.record.moves.len() >= k.max_plies {
+        return Some(end_game(game, None, "move limit", stats));
+    }
+    None
+}
+
+/// The move of a finished search, its training target recorded (self-play, full searches);
+/// None when the side to move resigns instead.
+fn choose_move(
+    game: &mut Game,
+    k: &Settings,
+    rng: &mut Rng,
+    stats: &mut PlayStats,
+) -> Option<Move> {
+    let (cfg, selfplay) = (k.cfg, k.mode == Mode::SelfPlay);
+    let who = active(game, k.mode);
+    let pos = game.searches[who].root();
     let side = pos.side_to_move();
-    let r = s.result();
-    let ply = game.record.moves.len();
-    let mv: Move = match (mode, algorithms[who]) {
-        (Mode::SelfPlay, Algorithm::Puct) if (ply as u32) < cfg.temperature_plies => {
+    let r = game.searches[who].result();
+    let ply = game.record.moves.len() as u32;
+    let mv: Move = match (selfplay, k.algorithms[who]) {
+        (true, Algorithm::Puct) if ply < cfg.temperature_plies => {
             sample_move(&r, cfg.temperature, rng.next_f32())
         }
-        (Mode::SelfPlay, Algorithm::Gumbel) if (ply as u32) < cfg.gumbel_sample_plies => {
+        (true, Algorithm::Gumbel) if ply < cfg.gumbel_sample_plies => {
             sample_policy(&r, cfg.gumbel_temperature, rng.next_f32())
         }
         _ => r.best,
     };
     // Training target.
-    let target = (mode == Mode::SelfPlay && game.full).then(|| MoveTarget {
+    let target = (selfplay && game.full).then(|| MoveTarget {
         policy: r
             .moves
             .iter()
             .zip(&r.policy_target)
             .filter(|(_, &p)| p > 0.0)
-            .map(|(&m, &p)| (encoder.move_to_index(&pos, m) as u32, p))
+            .map(|(&m, &p)| (k.encoder.move_to_index(pos, m) as u32, p))
             .collect(),
         value: r.root_value.clamp(-1.0, 1.0),
     });
     stats.samples += target.is_some() as u64;
     game.record.targets.push(target);
-    // Resignation (self-play only).
-    if mode == Mode::SelfPlay && cfg.resign_consecutive > 0 {
-        let c = side.index();
-        if r.root_value < -cfg.resign_threshold {
-            game.low_streak[c] += 1;
-        } else {
-            game.low_streak[c] = 0;
+    if selfplay && resigns(game, side, r.root_value, cfg) {
+        game.record.targets.pop();
+        if game.full {
+            stats.samples -= 1;
         }
-        if game.low_streak[c] >= cfg.resign_consecutive {
-            if game.no_resign {
-                game.would_resign[c] = true;
-            } else {
-                game.record.targets.pop();
-                if game.full {
-                    stats.samples -= 1;
-                }
-                return Some(end_game(game, Some(side.flip()), "resignation", stats));
-            }
-        }
+        return None;
     }
-    game.record.moves.push(pos.move_to_usi(mv));
-    for s in game.searches.iter_mut() {
-        s.play(mv);
+    Some(mv)
+}
+
+/// Self-play's resignation: counts `side`'s moves in a row with a root value below
+/// `-resign_threshold`; whether it resigns now (a no-resign game only notes that it would).
+fn resigns(game: &mut Game, side: Color, root_value: f32, cfg: &SelfPlayConfig) -> bool {
+    if cfg.resign_consecutive == 0 {
+        return false;
     }
-    stats.plies += 1;
-    let now = game.searches[0].root();
-    if let Some(o) = now.outcome() {
-        return Some(end_game(game, o.winner, o.reason.name(), stats));
+    let c = side.index();
+    if root_value < -cfg.resign_threshold {
+        game.low_streak[c] += 1;
+    } else {
+        game.low_streak[c] = 0;
     }
-    if game.record.moves.len() >= max_plies {
-        return Some(end_game(game, None, "move limit", stats));
+    if game.low_streak[c] < cfg.resign_consecutive {
+        return false;
     }
-    None
+    if game.no_resign {
+        game.would_resign[c] = true;
+        return false;
+    }
+    true
 }
 
 fn end_game(
@@ -755,7 +904,7 @@ fn end_game(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rules::Variant;
+    use rules::Position;
     use std::sync::Arc;
 
     /// The move self-play plays at ply `ply` (the first legal move played `ply` times from
@@ -801,19 +950,19 @@ mod tests {
             no_resign: false,
             low_streak: [0; 2],
             would_resign: [false; 2],
+            forced: None,
+            start_end: None,
         };
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut stats = PlayStats::default();
-        let end = finish_move(
-            &encoder,
-            &mut game,
+        let settings = Settings {
+            encoder: &encoder,
             cfg,
-            &[Algorithm::Gumbel],
-            Mode::SelfPlay,
-            usize::MAX,
-            &mut rng,
-            &mut stats,
-        );
+            algorithms: vec![Algorithm::Gumbel],
+            mode: Mode::SelfPlay,
+            max_plies: usize::MAX,
+        };
+        let end = finish_move(&mut game, &settings, &mut rng, &mut stats);
         assert!(end.is_none(), "the game ended at ply {ply}");
         let played = pos.parse_usi(&game.record.moves[ply]).unwrap();
         (played, best)

@@ -7,9 +7,8 @@
 //! promote << 14`, drops `from = 81 + piece type - 1`, squares `(file - 1) * 9 + rank`), the
 //! game's result (0 draw, 1 sente won, 2 gote won) and one padding byte; little-endian.
 
-use crate::dlshogi;
-use crate::encoding::Encoder;
 use crate::samples::GameRecord;
+use encoding::{dlshogi, Encoder};
 use rules::{Color, GameResult, Move, Position};
 
 /// Bytes of one record.

@@ -3,8 +3,8 @@
 //! A sample's WDL target is the game result for the side to move, optionally mixed with the
 //! search's root values ([`ValueTargets`]: lc0's `--q-ratio`, KataGo's short-term value).
 
-use crate::encoding::Encoder;
 use crate::samples::GameRecord;
+use encoding::Encoder;
 use rules::{Color, Move, Position};
 use std::collections::VecDeque;
 

@@ -45,8 +45,8 @@ pub enum SampleError {
     },
 }
 
-impl From<crate::atomic::WriteError> for SampleError {
-    fn from(e: crate::atomic::WriteError) -> Self {
+impl From<atomic_file::WriteError> for SampleError {
+    fn from(e: atomic_file::WriteError) -> Self {
         SampleError::Io {
             path: e.path.display().to_string(),
             source: e.source,
@@ -116,7 +116,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SampleError + '_ {
     }
 }
 
-/// Writes a shard atomically ([`crate::atomic`]: temporary name, fsync, rename, directory fsync);
+/// Writes a shard atomically ([`atomic_file`]: temporary name, fsync, rename, directory fsync);
 /// a full or failing disk leaves no partial file behind.
 pub fn write_shard(
     path: &Path,
@@ -126,7 +126,7 @@ pub fn write_shard(
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
     }
-    crate::atomic::write_with(path, |tmp| -> Result<(), SampleError> {
+    atomic_file::write_with(path, |tmp| -> Result<(), SampleError> {
         let file = std::fs::File::create(tmp).map_err(io(tmp))?;
         let mut enc = zstd::Encoder::new(file, 3).map_err(io(tmp))?;
         let mut line = serde_json::to_vec(header).expect("header serialises");

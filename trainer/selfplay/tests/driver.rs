@@ -1,9 +1,10 @@
 //! Games in lockstep with network-free evaluators: records replay under the rules, targets
 //! index legal moves, matches alternate colours over shared openings.
 
+use encoding::Encoder;
 use rules::{Position, Variant};
 use search::{Algorithm, Evaluation, Evaluator, EvaluatorError, SearchConfig, UniformEvaluator};
-use selfplay::{play_games, Encoder, GameRecord, Mode, ReplayWindow, SelfPlayConfig};
+use selfplay::{play_games, GameRecord, Mode, ReplayWindow, SelfPlayConfig};
 use std::sync::Arc;
 
 fn setup() -> (Arc<Variant>, Encoder) {
@@ -69,11 +70,12 @@ fn selfplay_records_replay_and_targets_are_legal() {
         let stats = {
             let mut evs: [&mut dyn Evaluator; 1] = [&mut ev];
             play_games(
-                &enc,
+                &[&enc],
                 &mut evs,
                 &[search],
                 &cfg,
                 Mode::SelfPlay,
+                &[],
                 10,
                 42,
                 &mut |i, g, _| games.push((i, g)),
@@ -144,18 +146,17 @@ fn matches_alternate_colours_over_shared_openings() {
         simulations: 4,
         ..Default::default()
     };
+    let openings = selfplay::random_openings(enc.variant(), 3, 3, 9);
     let mut games: Vec<(usize, GameRecord)> = Vec::new();
     {
         let mut evs: [&mut dyn Evaluator; 2] = [&mut a, &mut b];
         play_games(
-            &enc,
+            &[&enc, &enc],
             &mut evs,
             &[s.clone(), s],
             &cfg,
-            Mode::Match {
-                first: rules::Color::Sente,
-                opening_plies: 3,
-            },
+            Mode::Match,
+            &openings,
             6,
             9,
             &mut |i, g, _| games.push((i, g)),
@@ -166,16 +167,15 @@ fn matches_alternate_colours_over_shared_openings() {
     assert_eq!(games.len(), 6);
     // Both evaluators were used; pairs share their opening, pairs differ from each other.
     assert!(a.calls > 0 && b.calls > 0);
+    let opening = |g: &GameRecord| (g.start_sfen.clone(), g.moves[..3].to_vec());
     for pair in games.chunks(2) {
-        assert_eq!(pair[0].1.start_sfen, pair[1].1.start_sfen);
+        assert_eq!(opening(&pair[0].1), opening(&pair[1].1));
         // Three random plies from the start: gote to move.
-        assert!(
-            pair[0].1.start_sfen.contains(" w "),
-            "{}",
-            pair[0].1.start_sfen
-        );
+        let mut pos = Position::from_sfen(enc.variant(), &pair[0].1.start_sfen).unwrap();
+        pos.play_usi(&pair[0].1.moves[..3].join(" ")).unwrap();
+        assert_eq!(pos.side_to_move(), rules::Color::Gote, "{:?}", pair[0].1);
     }
-    assert_ne!(games[0].1.start_sfen, games[2].1.start_sfen);
+    assert_ne!(opening(&games[0].1), opening(&games[2].1));
     // Match games carry no training targets.
     assert!(games
         .iter()
@@ -266,7 +266,7 @@ fn continuous_games_switch_networks_between_moves() {
         generation: 0,
     };
     let stats = selfplay::run_games(
-        &enc,
+        &[&enc],
         vec![Box::new(Shared(uniform, a.clone()))],
         &[SearchConfig::default()],
         &cfg,
@@ -314,11 +314,12 @@ fn every_builtin_variant_plays_to_an_end_by_its_rules() {
         {
             let mut evs: [&mut dyn Evaluator; 1] = [&mut ev];
             play_games(
-                &enc,
+                &[&enc],
                 &mut evs,
                 &[SearchConfig::default()],
                 &cfg,
                 Mode::SelfPlay,
+                &[],
                 3,
                 7,
                 &mut |_, g, _| games.push(g),

@@ -1,13 +1,16 @@
 //! Search threads and the inference server: the same seed gives the same games whatever
 //! answers the batches, several threads lose and repeat no game, the server respects its batch
-//! limit and stops cleanly, and the simulated device waits without working.
+//! limit and stops cleanly, and the simulated device waits without working. (That a stop
+//! ends every thread of a self-play worker is the worker's test, in the pipeline crate.)
 
+use encoding::Encoder;
 use rules::Variant;
 use search::{Evaluation, Evaluator, EvaluatorError, Request, SearchConfig};
 use selfplay::{
-    play_parallel, Encoder, GameRecord, InferenceServer, Limit, ReplayWindow, SelfPlayConfig,
+    run_games, Control, GameRecord, InferenceServer, Mode, PlayStats, ReplayWindow, SelfPlayConfig,
     SimulatedDevice,
 };
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -72,30 +75,71 @@ fn config(parallel: usize, pipeline: usize) -> SelfPlayConfig {
     }
 }
 
+/// One search thread per evaluator, all drawing from one budget of `games` games: every game
+/// gets a number unique over the threads (in start order); thread `t` seeds its games from
+/// `seed` and `t`. Returns the games by number and the threads' statistics merged.
 fn play(
     enc: &Encoder,
     evs: Vec<Box<dyn Evaluator + Send + '_>>,
     cfg: &SelfPlayConfig,
     games: usize,
     seed: u64,
-) -> (Vec<(u64, GameRecord)>, selfplay::PlayStats) {
-    let out = Mutex::new(Vec::new());
-    let stats = play_parallel(
-        enc,
-        evs,
-        &SearchConfig::default(),
-        cfg,
-        Limit {
-            games: Some(games),
-            until: None,
-        },
-        seed,
-        &|tag, g| out.lock().unwrap().push((tag, g)),
-    )
-    .unwrap();
+) -> (Vec<(u64, GameRecord)>, PlayStats) {
+    struct Budget<'a> {
+        games: usize,
+        started: &'a AtomicUsize,
+        out: &'a Mutex<Vec<(u64, GameRecord)>>,
+    }
+    impl Control<'_> for Budget<'_> {
+        fn start_game(&mut self) -> Option<u64> {
+            let n = self.started.fetch_add(1, Ordering::SeqCst);
+            (n < self.games).then_some(n as u64)
+        }
+        fn game_over(&mut self, _: usize, tag: u64, g: GameRecord, _: &PlayStats) -> bool {
+            self.out.lock().unwrap().push((tag, g));
+            true
+        }
+    }
+    let (started, out) = (AtomicUsize::new(0), Mutex::new(Vec::new()));
+    let search = SearchConfig::default();
+    let all = std::thread::scope(|scope| {
+        let handles: Vec<_> = evs
+            .into_iter()
+            .enumerate()
+            .map(|(t, ev)| {
+                let (started, out, search) = (&started, &out, &search);
+                scope.spawn(move || {
+                    let mut control = Budget {
+                        games,
+                        started,
+                        out,
+                    };
+                    let thread_seed =
+                        rules::SplitMix64(seed ^ (t as u64).rotate_left(32)).next_u64();
+                    let evs: Vec<Box<dyn Evaluator + '_>> = vec![ev];
+                    let one = std::slice::from_ref(search);
+                    run_games(
+                        &[enc],
+                        evs,
+                        one,
+                        cfg,
+                        Mode::SelfPlay,
+                        thread_seed,
+                        &mut control,
+                    )
+                    .unwrap()
+                })
+            })
+            .collect();
+        let mut all = PlayStats::default();
+        for h in handles {
+            all.merge(&h.join().unwrap());
+        }
+        all
+    });
     let mut v = out.into_inner().unwrap();
     v.sort_by_key(|g| g.0);
-    (v, stats)
+    (v, all)
 }
 
 #[test]
@@ -215,31 +259,4 @@ fn the_simulated_device_waits_and_answers_uniformly() {
     assert!(t.elapsed() >= Duration::from_millis(20));
     assert_eq!(r.logits, vec![0.0; 192]);
     assert_eq!(r.wdl, vec![[1.0 / 3.0; 3]; 64]);
-}
-
-#[test]
-fn a_deadline_stops_every_thread() {
-    let enc = encoder();
-    let server = InferenceServer::start(16);
-    let net = server.register(Box::new(SimulatedDevice::new(
-        enc.input_len(),
-        enc.policy_len(),
-        Duration::from_millis(2),
-    )));
-    let t = Instant::now();
-    let stats = play_parallel(
-        &enc,
-        vec![Box::new(net.clone()), Box::new(net)],
-        &SearchConfig::default(),
-        &config(4, 2),
-        Limit {
-            games: None,
-            until: Some(Instant::now() + Duration::from_millis(400)),
-        },
-        1,
-        &|_, _| {},
-    )
-    .unwrap();
-    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
-    assert!(stats.evals > 0);
 }

@@ -50,12 +50,12 @@
 
 use crate::variant::load_variant;
 use anyhow::{bail, Context, Result};
+use encoding::{Encoder, Precision};
 use go::{parse_go, resolve_limits, GoParams};
-use model::{check_encoding, open_evaluator, parse_device, read_meta, ModelMeta};
+use model::{check_encoding, open_evaluator, read_meta, Device, ModelMeta};
 use options::{Options, DEFAULT_HASH_MIB, DEFAULT_SIMULATIONS};
 use rules::{Position, Variant};
 use search::{Algorithm, Evaluator, SearchConfig, UniformEvaluator};
-use selfplay::{Encoder, Precision};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -183,7 +183,7 @@ impl UsiEngine {
             opts: Options {
                 simulations: DEFAULT_SIMULATIONS,
                 threads: 1,
-                device: "auto".into(),
+                device: Device::Auto,
                 algorithm: Algorithm::Gumbel,
                 hash_mib: DEFAULT_HASH_MIB,
                 ponder: false,
@@ -342,10 +342,10 @@ impl UsiEngine {
                 policy_len: self.encoder.policy_len(),
             }),
             Some((path, _)) => {
-                let device = parse_device(&self.opts.device).map_err(anyhow::Error::msg)?;
+                let device = self.opts.device.resolved();
                 self.apply_threads();
                 let (net, meta) =
-                    open_evaluator(path, Some(&self.encoder.spec()), device, Precision::F32)
+                    open_evaluator(path, &self.encoder.spec(), device, Precision::F32)
                         .with_context(|| format!("loading {}", path.display()))?;
                 self.out.send(&format!(
                     "info string loaded {} ({} for {}) on {device:?}",

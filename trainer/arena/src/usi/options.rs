@@ -3,10 +3,10 @@
 use super::UsiEngine;
 use crate::variant::load_variant;
 use anyhow::{bail, Context, Result};
-use model::parse_device;
+use encoding::Encoder;
+use model::Device;
 use rules::{Position, VariantSpec};
 use search::Algorithm;
-use selfplay::Encoder;
 use std::sync::Arc;
 
 /// Default of the `Simulations` option.
@@ -23,7 +23,7 @@ const MAX_HASH_MIB: u32 = 1 << 20;
 pub(super) struct Options {
     pub(super) simulations: u32,
     pub(super) threads: u32,
-    pub(super) device: String,
+    pub(super) device: Device,
     pub(super) algorithm: Algorithm,
     /// `USI_Hash`: the most memory (MiB) the search tree may reserve.
     pub(super) hash_mib: u32,
@@ -144,8 +144,7 @@ impl UsiEngine {
                 }
             }
             "device" => {
-                let d = need(value)?.to_ascii_lowercase();
-                parse_device(&d).map_err(anyhow::Error::msg)?;
+                let d: Device = need(value)?.to_ascii_lowercase().parse()?;
                 if d != self.opts.device {
                     self.opts.device = d;
                     self.net = None;

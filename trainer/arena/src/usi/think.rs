@@ -4,9 +4,9 @@
 use super::go::Limits;
 use super::{Net, Out};
 use anyhow::{Context, Result};
+use encoding::Encoder;
 use rules::{Move, Position};
 use search::{Algorithm, Evaluator, Search, SearchConfig, SearchResult};
-use selfplay::Encoder;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -1,4 +1,5 @@
-//! Elo difference from a match score, with a 95% confidence interval.
+//! Elo: the difference a match score implies, with a 95% confidence interval, and ratings fitted
+//! to the games of several players (a ladder's rungs and the networks placed on it).
 
 use serde::{Deserialize, Serialize};
 
