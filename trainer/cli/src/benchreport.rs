@@ -43,6 +43,8 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
         ("whale", None, 7),
         ("heian-dai", None, 5),
         ("dai", None, 4),
+        ("hasami", None, 4),
+        ("dai-hasami", None, 4),
     ] {
         let (n, s) = perft_ours(variant, depth, repeat)?;
         row(variant, depth, n, s);

@@ -72,6 +72,8 @@ fn tiny_runs_of_the_family_variants_complete() {
         "heian-dai",
         "whale",
         "dai",
+        "hasami",
+        "dai-hasami",
     ] {
         let cfg = dir.join(format!("{variant}.toml"));
         std::fs::write(&cfg, config(variant)).unwrap();

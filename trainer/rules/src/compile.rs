@@ -7,11 +7,12 @@
 use crate::betza::{self, MoveAtom, TwoLeg};
 use crate::bitset::SquareSet;
 use crate::error::{Error, Result};
-use crate::spec::{PieceDropSpec, PieceSpec, PromotedSpec, VariantSpec};
+use crate::spec::{EndSpec, PieceDropSpec, PieceSpec, PromotedSpec, VariantSpec};
 use crate::tables::{build_drop_squares, build_tables};
 use crate::types::{Kind, Letter};
 use crate::values::{
-    FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves, StalemateValue,
+    ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
+    StalemateValue,
 };
 use crate::variant::{KindInfo, Variant, MAX_KINDS, MAX_SIDE};
 use std::sync::Arc;
@@ -41,6 +42,12 @@ struct GameRules {
     moves_from_behind: bool,
     lion_protected: bool,
     lion_counter_strike: bool,
+    custodian: bool,
+    custodian_corners: bool,
+    bare_pieces: u32,
+    connect: u8,
+    connect_all_directions: bool,
+    connect_outside_ranks: u8,
 }
 
 /// The piece kinds of a variant with their parsed moves, before the tables are derived.
@@ -122,6 +129,16 @@ impl Compiler<'_> {
         if repetition == 1 {
             return Err(self.err("end.repetition", "must be 0 (off) or at least 2"));
         }
+        let capture = spec.capture.clone().unwrap_or_default();
+        let custodian = capture.custodian.unwrap_or(false);
+        let custodian_corners = capture.custodian_corners.unwrap_or(false);
+        if custodian_corners && !custodian {
+            return Err(self.err(
+                "capture.custodian_corners",
+                "needs capture.custodian = true",
+            ));
+        }
+        let connect = self.connect_rule(&end, files, ranks)?;
         Ok(GameRules {
             files,
             ranks,
@@ -146,7 +163,48 @@ impl Compiler<'_> {
             moves_from_behind: spec.moves_from == Some(MovesFrom::Behind),
             lion_protected: lions.protected.unwrap_or(false),
             lion_counter_strike: lions.counter_strike.unwrap_or(false),
+            custodian,
+            custodian_corners,
+            bare_pieces: end.bare_pieces.unwrap_or(0),
+            connect: connect.0,
+            connect_all_directions: connect.1,
+            connect_outside_ranks: connect.2,
         })
+    }
+
+    /// The n-in-a-row goal: its length (0: none), whether diagonals count, and the own ranks
+    /// that do not count; the last two keys only with `end.connect`.
+    fn connect_rule(&self, end: &EndSpec, files: u8, ranks: u8) -> Result<(u8, bool, u8)> {
+        let n = end.connect.unwrap_or(0);
+        let all = end.connect_directions == Some(ConnectDirections::All);
+        let outside = end.connect_outside_ranks.unwrap_or(0);
+        if n == 0 {
+            for (key, set) in [
+                ("end.connect_directions", end.connect_directions.is_some()),
+                (
+                    "end.connect_outside_ranks",
+                    end.connect_outside_ranks.is_some(),
+                ),
+            ] {
+                if set {
+                    return Err(self.err(key, "needs end.connect at least 1"));
+                }
+            }
+            return Ok((0, false, 0));
+        }
+        if n > files.max(ranks) {
+            return Err(self.err(
+                "end.connect",
+                format!("{n} in a row does not fit on a {files}x{ranks} board"),
+            ));
+        }
+        if outside >= ranks {
+            return Err(self.err(
+                "end.connect_outside_ranks",
+                format!("{outside} leaves no rank of the {ranks} to count"),
+            ));
+        }
+        Ok((n, all, outside))
     }
 
     /// The kinds: unpromoted in declaration order, then promoted forms.
@@ -532,6 +590,12 @@ fn unbuilt(
         immobile_may_promote: r.immobile_may_promote,
         lion_protected: r.lion_protected,
         lion_counter_strike: r.lion_counter_strike,
+        custodian: r.custodian,
+        custodian_corners: r.custodian_corners,
+        bare_pieces: r.bare_pieces,
+        connect: r.connect,
+        connect_all_directions: r.connect_all_directions,
+        connect_outside_ranks: r.connect_outside_ranks,
         n: r.files as usize * r.ranks as usize,
         legs: Vec::new(),
         last_rank_rays: Vec::new(),

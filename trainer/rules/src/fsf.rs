@@ -1114,6 +1114,7 @@ impl<'a> Exporter<'a> {
         self.end_values();
         self.refuse_piece_rules();
         self.refuse_game_rules();
+        self.refuse_hasami_rules();
         let v = self.v;
         self.set("no chess castling", "castling", false);
         if let MatchRule::ConsecutiveWins(n) = v.match_rule {
@@ -1267,6 +1268,41 @@ impl<'a> Exporter<'a> {
                 "end.max_plies = {}: a draw after {} plies; Fairy-Stockfish has no game-length \
                  limit (its nMoveRule is a fifty-move-style rule)",
                 v.max_plies, v.max_plies
+            ));
+        }
+    }
+
+    /// Refuses custodian capture and the material and line goals (Hasami shogi), which
+    /// Fairy-Stockfish 11.1 has no key for.
+    fn refuse_hasami_rules(&mut self) {
+        let v = self.v;
+        if v.custodian {
+            self.refuse(
+                "capture.custodian = true: pieces enclosed between two enemy pieces are taken \
+                 (Hasami shogi); Fairy-Stockfish 11.1 captures by displacement only"
+                    .to_string(),
+            );
+        }
+        if v.custodian_corners {
+            self.refuse(
+                "capture.custodian_corners = true: a piece in a corner is taken by enclosure; \
+                 Fairy-Stockfish 11.1 has no custodian capture"
+                    .to_string(),
+            );
+        }
+        if v.bare_pieces > 0 {
+            self.refuse(format!(
+                "end.bare_pieces = {}: a side left with at most that many pieces loses; \
+                 Fairy-Stockfish 11.1 has no such rule for shogi variants",
+                v.bare_pieces
+            ));
+        }
+        if v.connect > 0 {
+            self.refuse(format!(
+                "end.connect = {} (with end.connect_directions, end.connect_outside_ranks): a \
+                 line that the opponent cannot break at once wins; Fairy-Stockfish 11.1 has no \
+                 such rule",
+                v.connect
             ));
         }
     }

@@ -40,10 +40,12 @@ pub use perft::{perft, perft_divide, MAX_PERFT_DEPTH};
 pub use position::{Position, MAX_HAND_KINDS};
 pub use rng::SplitMix64;
 pub use spec::{
-    DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec, PromotionSpec, VariantSpec,
+    CaptureSpec, DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec,
+    PromotionSpec, VariantSpec,
 };
 pub use types::{Color, Kind, Letter, Move, Piece};
 pub use values::{
-    FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves, StalemateValue,
+    ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
+    StalemateValue,
 };
 pub use variant::{KindInfo, Variant, MAX_HAND_COUNT, MAX_KINDS, MAX_SIDE, MAX_SQUARES};

@@ -21,6 +21,10 @@ pub enum EndReason {
     MoveLimit,
     /// A side was left with nothing but its royal pieces (`[end] bare_king`).
     BareKing,
+    /// A side was left with at most `[end] bare_pieces` pieces.
+    BarePieces,
+    /// A side made an unbreakable line of `[end] connect` pieces.
+    Connect,
 }
 
 impl EndReason {
@@ -33,6 +37,8 @@ impl EndReason {
             EndReason::PerpetualCheck => "perpetual check",
             EndReason::MoveLimit => "move limit",
             EndReason::BareKing => "bare king",
+            EndReason::BarePieces => "bare pieces",
+            EndReason::Connect => "connect",
         }
     }
 }
@@ -139,6 +145,11 @@ impl Position {
                 return Some(o);
             }
         }
+        if v.bare_pieces > 0 || v.connect > 0 {
+            if let Some(o) = self.material_goal_outcome() {
+                return Some(o);
+            }
+        }
         if !self.has_legal_move() {
             if self.in_check() {
                 return Some(Outcome {
@@ -166,6 +177,86 @@ impl Position {
             });
         }
         None
+    }
+
+    /// The bare-pieces and n-in-a-row rules. A side with at most `bare_pieces` pieces loses
+    /// (the side to move first). The side to move wins with a line standing (the opponent had
+    /// its move to break it); the opponent wins with a line that no reply breaks: a line that
+    /// can be broken by a capture at once does not count yet.
+    fn material_goal_outcome(&self) -> Option<Outcome> {
+        let v = &*self.variant;
+        let us = self.side;
+        let win = |winner: Color, reason| {
+            Some(Outcome {
+                winner: Some(winner),
+                reason,
+            })
+        };
+        if v.bare_pieces > 0 {
+            for c in [us, us.flip()] {
+                if self.piece_count(c) <= v.bare_pieces as usize {
+                    return win(c.flip(), EndReason::BarePieces);
+                }
+            }
+        }
+        if v.connect > 0 {
+            if self.has_line(us) {
+                return win(us, EndReason::Connect);
+            }
+            if self.has_line(us.flip()) && !self.line_breakable() {
+                return win(us.flip(), EndReason::Connect);
+            }
+        }
+        None
+    }
+
+    /// Pieces of `c` on the board and in hand.
+    fn piece_count(&self, c: Color) -> usize {
+        let hand: usize = self.hands[c.index()].iter().map(|&n| n as usize).sum();
+        self.occ[c.index()].len() + hand
+    }
+
+    /// Whether `c` has `connect` pieces in an unbroken line (ranks and files, with
+    /// `connect_all_directions` diagonals too), none on its first `connect_outside_ranks` ranks.
+    pub fn has_line(&self, c: Color) -> bool {
+        let v = &*self.variant;
+        let (files, ranks) = (v.files as isize, v.ranks as isize);
+        let outside = v.connect_outside_ranks as isize;
+        let counts = |x: isize, y: isize| {
+            let own_rank = match c {
+                Color::Sente => y >= ranks - outside,
+                Color::Gote => y < outside,
+            };
+            x >= 0
+                && y >= 0
+                && x < files
+                && y < ranks
+                && !own_rank
+                && self.board[(y * files + x) as usize].is_color(c)
+        };
+        let dirs: &[(isize, isize)] = match v.connect_all_directions {
+            true => &[(1, 0), (0, 1), (1, 1), (1, -1)],
+            false => &[(1, 0), (0, 1)],
+        };
+        let n = v.connect as isize;
+        self.occ[c.index()].iter().any(|sq| {
+            let (x, y) = (sq as isize % files, sq as isize / files);
+            dirs.iter().any(|&(dx, dy)| {
+                !counts(x - dx, y - dy) && (0..n).all(|i| counts(x + dx * i, y + dy * i))
+            })
+        })
+    }
+
+    /// Whether some legal move of the side to move leaves the opponent without a line.
+    fn line_breakable(&self) -> bool {
+        let them = self.side.flip();
+        let mut p = self.clone();
+        self.legal_moves().into_iter().any(|mv| {
+            p.make_move(mv);
+            let broken = !p.has_line(them);
+            p.unmake_move();
+            broken
+        })
     }
 
     /// Pieces of `c` other than royal ones, on the board and in hand.

@@ -16,6 +16,8 @@ pub(crate) struct Undo {
     /// What the first step of a two-step move captured.
     pub captured_via: Piece,
     pub moved: Piece,
+    /// Pieces taken by custodian capture: the last this many entries of `side_captures`.
+    pub side_captures: u8,
     pub hash: u64,
 }
 
@@ -46,6 +48,8 @@ pub struct Position {
     pub(crate) start_counter_strike: Option<u8>,
     pub(crate) history: Vec<HistoryEntry>,
     pub(crate) undo: Vec<Undo>,
+    /// Squares and pieces taken by custodian capture, for every move in `undo`.
+    pub(crate) side_captured: Vec<(u8, Piece)>,
 }
 
 impl std::fmt::Debug for Position {
@@ -76,6 +80,7 @@ impl Position {
             start_counter_strike: None,
             history: Vec::new(),
             undo: Vec::new(),
+            side_captured: Vec::new(),
         }
     }
 
@@ -299,6 +304,10 @@ impl Position {
                 (Piece::EMPTY, p)
             }
         };
+        let side_captures = match self.variant.custodian {
+            true => self.custodian_captures(mv.to()),
+            false => 0,
+        };
         self.side = us.flip();
         self.hash ^= self.variant.z_side;
         self.undo.push(Undo {
@@ -306,6 +315,7 @@ impl Position {
             captured,
             captured_via,
             moved,
+            side_captures,
             hash,
         });
         let in_check = self.compute_in_check();
@@ -321,6 +331,12 @@ impl Position {
         self.history.pop();
         self.side = self.side.flip();
         let us = self.side;
+        for _ in 0..u.side_captures {
+            if let Some((sq, p)) = self.side_captured.pop() {
+                self.take_from_hand(us, p);
+                self.put(sq as usize, p);
+            }
+        }
         match u.mv {
             Move::Normal { from, to, .. } | Move::Double { from, to, .. } => {
                 let (from, to) = (from as usize, to as usize);
@@ -343,6 +359,56 @@ impl Position {
             }
         }
         self.hash = u.hash;
+    }
+
+    /// Custodian capture after the piece now on `to` moved there: every orthogonal line of
+    /// enemy pieces between it and another piece of its side is taken, and with corner captures
+    /// an enemy piece in a corner whose other neighbour is also the mover's. Returns how many
+    /// pieces were taken (pushed on `side_captured`).
+    #[cold]
+    #[inline(never)]
+    fn custodian_captures(&mut self, to: usize) -> u8 {
+        let (files, ranks) = (self.variant.files as isize, self.variant.ranks as isize);
+        let corners = self.variant.custodian_corners;
+        let us = self.board[to].color();
+        let them = us.flip();
+        let (x, y) = (to as isize % files, to as isize / files);
+        let at = |x: isize, y: isize| {
+            (x >= 0 && y >= 0 && x < files && y < ranks).then_some((y * files + x) as usize)
+        };
+        let mut taken = 0u8;
+        for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let mut len = 0;
+            while at(x + dx * (len + 1), y + dy * (len + 1))
+                .is_some_and(|s| self.board[s].is_color(them))
+            {
+                len += 1;
+            }
+            let end = at(x + dx * (len + 1), y + dy * (len + 1));
+            let enclosed = len > 0 && end.is_some_and(|s| self.board[s].is_color(us));
+            let (cx, cy) = (x + dx, y + dy);
+            let in_corner = (cx == 0 || cx == files - 1) && (cy == 0 || cy == ranks - 1);
+            let corner_taken = corners && len == 1 && in_corner && {
+                // The corner's other neighbour, off the line from `to`.
+                let inward = |c: isize| if c == 0 { 1 } else { -1 };
+                let other = match dx {
+                    0 => at(cx + inward(cx), cy),
+                    _ => at(cx, cy + inward(cy)),
+                };
+                other.is_some_and(|s| self.board[s].is_color(us))
+            };
+            if enclosed || corner_taken {
+                for i in 1..=len {
+                    if let Some(s) = at(x + dx * i, y + dy * i) {
+                        let p = self.take(s);
+                        self.add_to_hand(us, p);
+                        self.side_captured.push((s as u8, p));
+                        taken += 1;
+                    }
+                }
+            }
+        }
+        taken
     }
 
     /// Whether `sq` is attacked by a piece of `by`.

@@ -7,7 +7,8 @@
 
 use crate::error::{Error, Result};
 use crate::values::{
-    FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves, StalemateValue,
+    ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
+    StalemateValue,
 };
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -46,6 +47,20 @@ pub struct VariantSpec {
     pub moves_from: Option<MovesFrom>,
     /// Capture rules between pieces marked `lion` (Chu shogi's Lion-trading rules).
     pub lions: Option<LionSpec>,
+    /// Captures besides taking a piece by moving onto it (Hasami shogi's custodian capture).
+    pub capture: Option<CaptureSpec>,
+}
+
+/// Captures other than by displacement, as in Hasami shogi.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSpec {
+    /// After a move, every orthogonal line of enemy pieces enclosed between the piece that
+    /// moved (or was dropped) and another friendly piece is captured (default false).
+    pub custodian: Option<bool>,
+    /// With `custodian`: an enemy piece in a corner is also captured when the move completes
+    /// the occupation of both squares orthogonally next to it (default false).
+    pub custodian_corners: Option<bool>,
 }
 
 /// Capture rules between Lions (pieces with `lion = true`), as in Chu shogi.
@@ -203,6 +218,16 @@ pub struct EndSpec {
     /// Unpromoted kinds (letters) that do not help to bare the opponent: a king with only such
     /// pieces left does not win by the bare-king rule (Lishogi's Chu shogi: pawn, go-between).
     pub bare_king_ignores: Option<Vec<String>>,
+    /// A side with at most this many pieces (board and hand) loses; 0 (default) disables
+    /// (Hasami shogi: 1, "capturing all but one").
+    pub bare_pieces: Option<u32>,
+    /// A side with this many own pieces in an unbroken line that the opponent cannot break
+    /// by one capturing move wins; 0 (default) disables (Dai hasami shogi: 5).
+    pub connect: Option<u8>,
+    /// Which lines count for `connect`: `orthogonal` (default) or `all` (diagonals too).
+    pub connect_directions: Option<ConnectDirections>,
+    /// Pieces on their owner's first this many ranks do not count for `connect` (default 0).
+    pub connect_outside_ranks: Option<u8>,
 }
 
 /// The built-in variant files, embedded so the binary works from any directory.
@@ -262,6 +287,14 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../configs/variants/heian-dai.toml"),
     ),
     ("dai", include_str!("../../../configs/variants/dai.toml")),
+    (
+        "hasami",
+        include_str!("../../../configs/variants/hasami.toml"),
+    ),
+    (
+        "dai-hasami",
+        include_str!("../../../configs/variants/dai-hasami.toml"),
+    ),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).
@@ -411,6 +444,10 @@ fn merge(parent: VariantSpec, child: VariantSpec, file: &str) -> Result<VariantS
             (Some(c), p @ Some(_)) => Some(c.over(p)),
             (c, p) => c.or(p),
         },
+        capture: match (child.capture, parent.capture) {
+            (Some(c), p @ Some(_)) => Some(c.over(p)),
+            (c, p) => c.or(p),
+        },
     })
 }
 
@@ -497,6 +534,10 @@ impl EndSpec {
             max_plies: self.max_plies.or(p.max_plies),
             bare_king: self.bare_king.or(p.bare_king),
             bare_king_ignores: self.bare_king_ignores.or(p.bare_king_ignores),
+            bare_pieces: self.bare_pieces.or(p.bare_pieces),
+            connect: self.connect.or(p.connect),
+            connect_directions: self.connect_directions.or(p.connect_directions),
+            connect_outside_ranks: self.connect_outside_ranks.or(p.connect_outside_ranks),
         }
     }
 }
@@ -509,6 +550,17 @@ impl LionSpec {
             protected: self.protected.or(p.protected),
             bridge_exempt: self.bridge_exempt.or(p.bridge_exempt),
             counter_strike: self.counter_strike.or(p.counter_strike),
+        }
+    }
+}
+
+impl CaptureSpec {
+    /// These keys, with the parent's where this table has none.
+    fn over(self, parent: Option<CaptureSpec>) -> CaptureSpec {
+        let p = parent.unwrap_or_default();
+        CaptureSpec {
+            custodian: self.custodian.or(p.custodian),
+            custodian_corners: self.custodian_corners.or(p.custodian_corners),
         }
     }
 }

@@ -98,6 +98,16 @@ pub enum PromotionMoves {
     Entering,
 }
 
+/// Which lines count for the n-in-a-row goal (`end.connect_directions`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConnectDirections {
+    /// Ranks and files only (Dai hasami shogi).
+    Orthogonal,
+    /// Ranks, files and diagonals.
+    All,
+}
+
 /// A match rule for the arena and play (`match`): `single` or `consecutive-wins:N`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize, Serialize)]
 #[serde(try_from = "String", into = "String")]

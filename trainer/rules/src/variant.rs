@@ -170,6 +170,21 @@ pub struct Variant {
     pub has_last_rank_moves: bool,
     /// Whether any piece has a per-file limit on its moves.
     pub has_move_file_limits: bool,
+    /// Custodian capture (Hasami shogi): after a move, enemy lines enclosed between the piece
+    /// that moved and another friendly piece are captured. False in every other variant, so
+    /// `make_move` tests one flag there.
+    pub custodian: bool,
+    /// With `custodian`: an enemy piece in a corner is captured when both squares next to it
+    /// are the mover's, the moved piece being one of them.
+    pub custodian_corners: bool,
+    /// A side with at most this many pieces (board and hand) loses; 0: no such rule.
+    pub bare_pieces: u32,
+    /// This many own pieces in an unbreakable line win; 0: no such rule.
+    pub connect: u8,
+    /// Diagonal lines count for `connect`, not only ranks and files.
+    pub connect_all_directions: bool,
+    /// Pieces on their owner's first this many ranks do not count for `connect`.
+    pub connect_outside_ranks: u8,
 
     pub(crate) n: usize,
     /// Two-step moves per (colour, kind) as board vectors: first step, whether it captures,

@@ -88,7 +88,32 @@ fn entries() -> Vec<Entry> {
         e("end.perpetual_check", shogi, json!("draw"), Rule),
         e("end.max_plies", shogi, json!(300), Rule),
         e("end.bare_king", shogi, json!(true), Rule),
+        e("end.bare_pieces", shogi, json!(1), Rule),
+        e("end.connect", shogi, json!(5), Rule),
+        e("capture.custodian", shogi, json!(true), Rule),
     ];
+    // The line goal's details only act with a line goal; corner captures only with custodian
+    // capture.
+    for (key, value) in [
+        ("end.connect_directions", json!("all")),
+        ("end.connect_outside_ranks", json!(2)),
+    ] {
+        v.push(Entry {
+            key,
+            base: shogi,
+            changes: vec![(key, value), ("end.connect", json!(5))],
+            expect: Rule,
+        });
+    }
+    v.push(Entry {
+        key: "capture.custodian_corners",
+        base: shogi,
+        changes: vec![
+            ("capture.custodian_corners", json!(true)),
+            ("capture.custodian", json!(true)),
+        ],
+        expect: Rule,
+    });
     v.push(Entry {
         key: "lions.protected",
         base: shogi,

@@ -257,6 +257,18 @@ fn heian_regression() {
     run("heian.perft", false);
 }
 
+/// Hasami shogi: depths 1 and 2 by hand, deeper ones ours (see the file).
+#[test]
+fn hasami_regression() {
+    run("hasami.perft", false);
+}
+
+/// Dai hasami shogi: depths 1 and 2 by hand, deeper ones ours (see the file).
+#[test]
+fn dai_hasami_regression() {
+    run("dai-hasami.perft", false);
+}
+
 /// Every row of BENCHMARKS.md's perft table (variant, depth, nodes from the start position) and
 /// its "Shogi perft 6" line is a case of a data file above, so no printed count goes untested.
 #[test]

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 /// Every leaf key of the spec types, as `a.b` and `pieces[].c` (a spec with every optional
 /// part present, serialized).
 pub fn spec_keys() -> BTreeSet<String> {
-    use rules::{DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec};
+    use rules::{CaptureSpec, DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec};
     use rules::{PromotionSpec, VariantSpec};
     use serde_json::Value;
     let piece = PieceSpec {
@@ -25,6 +25,7 @@ pub fn spec_keys() -> BTreeSet<String> {
         drops: Some(DropSpec::default()),
         end: Some(EndSpec::default()),
         lions: Some(LionSpec::default()),
+        capture: Some(CaptureSpec::default()),
         ..Default::default()
     };
     fn walk(prefix: &str, v: &Value, out: &mut BTreeSet<String>) {
