@@ -7,10 +7,12 @@
 //!   every move is checked by the rules; an illegal move, a crash, a malformed reply or a
 //!   timeout loses that game for the player at fault (a crashed or stuck engine is killed and
 //!   restarted for the next game), and the match goes on.
-//! * [`Tally`]: wins, draws and losses, Elo with a 95% interval, the SPRT; [`elo`]: the Elo
-//!   estimate of one result and the fit of ratings to the results of many pairings.
-//! * [`Opening`]s from a file or random plies; game records ([`MatchGame::record_line`], CSA for
-//!   standard shogi).
+//! * [`Tally`]: wins, draws and losses, Elo with a 95% interval, the SPRT, and their one-line
+//!   text ([`result_line`]); [`elo`]: the Elo estimate of one result and the fit of ratings to
+//!   the results of many pairings.
+//! * [`Opening`]s from a file or random plies, and the one parser of game lines
+//!   ([`parse_game_line`]: `startpos`/`sfen ...` then `moves ...`); game records
+//!   ([`MatchGame::record_line`], CSA for standard shogi).
 //! * [`UsiEngine`]: the state machine behind `trainer usi`, generic over its input and output.
 //! * [`play_human`]: a human against our engine in a terminal (`trainer play`).
 
@@ -24,6 +26,7 @@ mod opening;
 mod play;
 mod player;
 mod record;
+mod rounds;
 mod searcher;
 mod tally;
 mod usi;
@@ -34,11 +37,11 @@ pub use error::{Failure, ParseProtocolError};
 pub use fsf::{fsf_to_usi, move_to_fsf, to_fsf_fen};
 pub use lockstep::LOCKSTEP_GAMES;
 pub use matches::{play_match, GameEnd, MatchGame, MatchSettings, TimeControl};
-pub use opening::{random_openings, read_openings, Opening};
+pub use opening::{parse_game_line, random_openings, read_openings, Opening};
 pub use play::{play_human, render, MAX_HANDS};
 pub use player::{Forfeit, Player};
 pub use record::{result_text, to_csa, Recorder};
 pub use searcher::{NetView, Searcher};
-pub use tally::{sprt_bounds, Score, Sprt, SprtVerdict, Tally};
+pub use tally::{elo_text, result_line, sprt_bounds, Score, Sprt, SprtVerdict, Tally};
 pub use usi::{UsiEngine, MAX_TREE_SIMULATIONS};
 pub use variant::load_variant;

@@ -2,14 +2,49 @@
 //! ([`selfplay::Opening`]), shared by the referee.
 
 use anyhow::{bail, Context, Result};
-use rules::Variant;
+use rules::{Position, Variant};
 use std::path::Path;
 use std::sync::Arc;
 
 pub use selfplay::{random_openings, Opening};
 
-/// Reads openings, one per line as in [`Opening::parse`]; empty lines and lines starting
-/// with `#` are skipped. Errors name the file and line; a file without openings is an error.
+/// Parses a game line, the one syntax of positions in opening files, the USI `position`
+/// command and position lists: `startpos`, `sfen <SFEN>` or a bare SFEN (nothing: the start
+/// position), then optionally `moves` and moves in USI notation. The game may be over after
+/// the moves (an opening must not be: see [`read_openings`]).
+pub fn parse_game_line(line: &str, variant: &Arc<Variant>) -> Result<Opening> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let (setup, moves) = match tokens.iter().position(|&t| t == "moves") {
+        Some(i) => (&tokens[..i], &tokens[i + 1..]),
+        None => (&tokens[..], &tokens[tokens.len()..]),
+    };
+    let start = match setup {
+        [] | ["startpos"] => Position::start(variant.clone()),
+        ["startpos", extra, ..] => bail!("unexpected {extra:?} after startpos"),
+        ["sfen"] => bail!("sfen: missing the SFEN fields"),
+        ["sfen", fields @ ..] | fields => {
+            let sfen = fields.join(" ");
+            Position::from_sfen(variant, &sfen).with_context(|| format!("bad SFEN {sfen:?}"))?
+        }
+    };
+    let mut pos = start.clone();
+    let mut played = Vec::with_capacity(moves.len());
+    for (i, tok) in moves.iter().enumerate() {
+        let mv = pos
+            .parse_usi(tok)
+            .with_context(|| format!("move {} {tok:?}", i + 1))?;
+        pos.make_move(mv);
+        played.push(mv);
+    }
+    Ok(Opening {
+        start,
+        moves: played,
+    })
+}
+
+/// Reads openings, one per line as in [`parse_game_line`] (the game must not be over after
+/// them); empty lines and lines starting with `#` are skipped. Errors name the file and line;
+/// a file without openings is an error.
 pub fn read_openings(path: &Path, variant: &Arc<Variant>) -> Result<Vec<Opening>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
@@ -19,8 +54,11 @@ pub fn read_openings(path: &Path, variant: &Arc<Variant>) -> Result<Vec<Opening>
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let o = Opening::parse(line, variant)
-            .with_context(|| format!("{}:{}", path.display(), i + 1))?;
+        let at = || format!("{}:{}", path.display(), i + 1);
+        let o = parse_game_line(line, variant).with_context(at)?;
+        if let Some(end) = o.position().outcome() {
+            bail!("{}: the opening is already over ({:?})", at(), end.reason);
+        }
         out.push(o);
     }
     if out.is_empty() {
@@ -59,5 +97,34 @@ mod tests {
         std::fs::write(&p, "# nothing\n").unwrap();
         assert!(read_openings(&p, &v).is_err());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn game_lines() {
+        let v = minishogi();
+        let sfen = "rbsgk/4p/5/P4/KGSBR b - 1";
+        for line in ["", "startpos", &format!("sfen {sfen}"), sfen] {
+            let o = parse_game_line(line, &v).unwrap();
+            assert_eq!(
+                o.start.to_sfen(),
+                Position::start(v.clone()).to_sfen(),
+                "{line}"
+            );
+            assert!(o.moves.is_empty());
+        }
+        let a = parse_game_line("startpos moves 5d5c 1b1c", &v).unwrap();
+        let b = parse_game_line(&format!("{sfen} moves 5d5c 1b1c"), &v).unwrap();
+        assert_eq!(a.moves.len(), 2);
+        assert_eq!(a.position().to_sfen(), b.position().to_sfen());
+        assert!(parse_game_line("moves 5d5c", &v).unwrap().moves.len() == 1);
+        for (bad, why) in [
+            ("startpos junk", "unexpected \"junk\" after startpos"),
+            ("sfen", "missing the SFEN fields"),
+            ("sfen garbage", "bad SFEN \"garbage\""),
+            ("startpos moves 5d5c 9a9b", "move 2 \"9a9b\""),
+        ] {
+            let e = format!("{:#}", parse_game_line(bad, &v).unwrap_err());
+            assert!(e.contains(why), "{bad}: {e}");
+        }
     }
 }

@@ -11,7 +11,7 @@ use crate::matches::{hand_color, Streak};
 use crate::searcher::Searcher;
 use crate::tally::Score;
 use anyhow::Result;
-use rules::{Color, MatchRule, Position};
+use rules::{Color, MatchRule, Move, Outcome, Position};
 use std::io::{BufRead, Write};
 
 /// Hands after which a consecutive-wins match is drawn.
@@ -81,61 +81,19 @@ fn play_hand(
     loop {
         if let Some(o) = pos.outcome() {
             let score = o.score_for(human);
-            writeln!(
-                out,
-                "result: {} by {} ({})",
-                match o.winner {
-                    Some(c) => format!("{} wins", side_name(c)),
-                    None => "draw".to_string(),
-                },
-                o.reason.name(),
-                match score {
-                    1 => "you win",
-                    0 => "draw",
-                    _ => "you lose",
-                }
-            )?;
+            write_result(out, &o, score)?;
             return Ok(Some(score));
         }
         let side = pos.side_to_move();
         if side == human {
-            write!(out, "move {} ({}, you): ", pos.ply() + 1, side_name(side))?;
-            out.flush()?;
-            let mut line = String::new();
-            if input.read_line(&mut line)? == 0 {
-                writeln!(out, "\nend of input: quitting")?;
-                return Ok(None);
-            }
-            let cmd = line.trim();
-            match cmd {
-                "" => continue,
-                "quit" | "exit" => {
-                    writeln!(out, "quit")?;
-                    return Ok(None);
-                }
-                "moves" | "help" => {
-                    let mut legal: Vec<String> = pos
-                        .legal_moves()
-                        .into_iter()
-                        .map(|m| pos.move_to_usi(m))
-                        .collect();
-                    legal.sort();
-                    writeln!(
-                        out,
-                        "type a move in USI (7g7f, P*5e, 8h2b+), `moves` or `quit`; legal: {}",
-                        legal.join(" ")
-                    )?;
-                    continue;
-                }
-                _ => {}
-            }
-            match pos.parse_usi(cmd) {
-                Ok(mv) => {
+            match human_turn(&pos, input, out)? {
+                HumanTurn::Move(mv) => {
                     pos.make_move(mv);
                     writeln!(out, "you play {}\n", pos.variant().move_to_usi(mv))?;
                     writeln!(out, "{}", render(&pos))?;
                 }
-                Err(e) => writeln!(out, "illegal: {e}; try again (`moves` lists them)")?,
+                HumanTurn::Again => {}
+                HumanTurn::Quit => return Ok(None),
             }
         } else {
             let mv = engine.choose(&pos, None)?;
@@ -147,6 +105,77 @@ fn play_hand(
             )?;
             pos.make_move(mv);
             writeln!(out, "{}", render(&pos))?;
+        }
+    }
+}
+
+/// The result line of a finished hand; `score` is the human's.
+fn write_result(out: &mut dyn Write, o: &Outcome, score: i32) -> Result<()> {
+    writeln!(
+        out,
+        "result: {} by {} ({})",
+        match o.winner {
+            Some(c) => format!("{} wins", side_name(c)),
+            None => "draw".to_string(),
+        },
+        o.reason.name(),
+        match score {
+            1 => "you win",
+            0 => "draw",
+            _ => "you lose",
+        }
+    )?;
+    Ok(())
+}
+
+/// What one prompt of the human gave.
+enum HumanTurn {
+    /// A legal move.
+    Move(Move),
+    /// Nothing to play (an empty line, a help request, an illegal move): prompt again.
+    Again,
+    /// `quit`, or the end of the input.
+    Quit,
+}
+
+/// Prompts the human for a move in `pos` and reads one line.
+fn human_turn(pos: &Position, input: &mut dyn BufRead, out: &mut dyn Write) -> Result<HumanTurn> {
+    let side = pos.side_to_move();
+    write!(out, "move {} ({}, you): ", pos.ply() + 1, side_name(side))?;
+    out.flush()?;
+    let mut line = String::new();
+    if input.read_line(&mut line)? == 0 {
+        writeln!(out, "\nend of input: quitting")?;
+        return Ok(HumanTurn::Quit);
+    }
+    let cmd = line.trim();
+    match cmd {
+        "" => return Ok(HumanTurn::Again),
+        "quit" | "exit" => {
+            writeln!(out, "quit")?;
+            return Ok(HumanTurn::Quit);
+        }
+        "moves" | "help" => {
+            let mut legal: Vec<String> = pos
+                .legal_moves()
+                .into_iter()
+                .map(|m| pos.move_to_usi(m))
+                .collect();
+            legal.sort();
+            writeln!(
+                out,
+                "type a move in USI (7g7f, P*5e, 8h2b+), `moves` or `quit`; legal: {}",
+                legal.join(" ")
+            )?;
+            return Ok(HumanTurn::Again);
+        }
+        _ => {}
+    }
+    match pos.parse_usi(cmd) {
+        Ok(mv) => Ok(HumanTurn::Move(mv)),
+        Err(e) => {
+            writeln!(out, "illegal: {e}; try again (`moves` lists them)")?;
+            Ok(HumanTurn::Again)
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Our MCTS in-process, as a player: a network from a model file, or the uniform evaluator.
 
+use crate::rounds::{self, Driver, Rounds};
 use anyhow::{bail, Context, Result};
 use encoding::{Encoder, Precision};
 use model::{open_evaluator, read_meta, Device};
@@ -8,6 +9,9 @@ use search::{Algorithm, Evaluator, Request, Search, SearchConfig, SearchResult, 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// Simulations of the first round of a time-limited search (the rounds double from there).
+const TIMED_FIRST_ROUND: u32 = 200;
 
 /// Our MCTS in-process: a network from a model file, or the uniform evaluator (uniform policy,
 /// even value) without one.
@@ -116,7 +120,9 @@ impl Searcher {
     }
 
     /// A Gumbel search of `nodes` simulations (no noise) on `pos`, stopped early at `time` if
-    /// given; `None` when the position has no legal move.
+    /// given; `None` when the position has no legal move. Under a time limit the search runs
+    /// in rounds of doubling size over one tree, from `TIMED_FIRST_ROUND` (200) simulations,
+    /// so that its move comes from whole rounds of sequential halving.
     pub fn analyse(
         &mut self,
         pos: &Position,
@@ -131,16 +137,13 @@ impl Searcher {
         let config = search_config(nodes);
         self.seed = self.seed.wrapping_add(1);
         let mut search = Search::new(config, pos.clone(), self.seed);
-        search.start(nodes, false);
-        while !search.finished() {
-            if search.root_visits() > 0 && time.is_some_and(|t| started.elapsed() >= t) {
-                break;
-            }
-            if search.select() {
-                let (logits, wdl) = self.evaluate(search.leaf_position(), search.leaf_moves())?;
-                search.expand(logits, wdl);
-            }
-        }
+        let rounds = Rounds::new(Algorithm::Gumbel, time.is_some(), TIMED_FIRST_ROUND);
+        let mut driver = Timed {
+            searcher: self,
+            nodes,
+            deadline: time.map(|t| (started, t)),
+        };
+        rounds::run(&mut search, rounds, &mut driver)?;
         Ok(Some(search.result()))
     }
 
@@ -159,6 +162,34 @@ impl Searcher {
     }
 }
 
+/// A searcher's search of at most `nodes` simulations, stopped at a deadline.
+struct Timed<'a> {
+    searcher: &'a mut Searcher,
+    nodes: u32,
+    /// When the search started, and how long it may run.
+    deadline: Option<(Instant, Duration)>,
+}
+
+impl Driver for Timed<'_> {
+    fn left(&mut self, search: &Search) -> u64 {
+        let done = search.root_visits().saturating_sub(1);
+        u64::from(self.nodes.saturating_sub(done))
+    }
+
+    fn stop(&mut self, _: &Search) -> bool {
+        self.deadline
+            .is_some_and(|(started, t)| started.elapsed() >= t)
+    }
+
+    fn expand(&mut self, search: &mut Search) -> Result<()> {
+        let (logits, wdl) = self
+            .searcher
+            .evaluate(search.leaf_position(), search.leaf_moves())?;
+        search.expand(logits, wdl);
+        Ok(())
+    }
+}
+
 /// Our players' search: Gumbel without noise, a fresh tree every move.
 fn search_config(nodes: u32) -> SearchConfig {
     SearchConfig {
@@ -166,5 +197,52 @@ fn search_config(nodes: u32) -> SearchConfig {
         simulations: nodes,
         reuse_tree: false,
         ..SearchConfig::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Visits of the most visited root move over those of the least visited.
+    fn spread(r: &SearchResult) -> f64 {
+        let max = r.visits.iter().max().copied().unwrap_or(0);
+        let min = r.visits.iter().min().copied().unwrap_or(0);
+        f64::from(max) / f64::from(min.max(1))
+    }
+
+    /// Under a time limit with a node budget far beyond it, the search still ends with whole
+    /// rounds of sequential halving: its visits gather on the last survivors, where one search
+    /// of the whole budget cut short would have spread them evenly over the considered moves
+    /// (its first phase).
+    #[test]
+    fn a_time_limited_search_completes_halving_rounds() {
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let pos = Position::start(v.clone());
+        let mut s = Searcher::new(&v, None, 1, Device::Cpu).unwrap();
+        let timed = s
+            .analyse(&pos, 100_000_000, Some(Duration::from_millis(300)))
+            .unwrap()
+            .unwrap();
+        let sims: u32 = timed.visits.iter().sum();
+        assert!(sims > 3 * TIMED_FIRST_ROUND, "{sims} simulations");
+        assert!(spread(&timed) > 2.0, "{:?}", timed.visits);
+        // A node-limited search of that size halves the same way.
+        let fixed = s.analyse(&pos, sims, None).unwrap().unwrap();
+        assert!(spread(&fixed) > 2.0, "{:?}", fixed.visits);
+        // The whole budget in one start, cut short by the clock: still in its first phase.
+        let config = search_config(100_000_000);
+        let mut search = Search::new(config, pos.clone(), 1);
+        search.start(100_000_000, false);
+        while search.root_visits() <= sims {
+            if search.select() {
+                let (logits, wdl) = s
+                    .evaluate(search.leaf_position(), search.leaf_moves())
+                    .unwrap();
+                search.expand(logits, wdl);
+            }
+        }
+        let cut = search.result();
+        assert!(spread(&cut) < 1.5, "{:?}", cut.visits);
     }
 }

@@ -134,6 +134,16 @@ impl Tally {
         n * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
     }
 
+    /// The one-line result (see [`result_line`]).
+    pub fn summary(&self) -> String {
+        let e = self.elo();
+        result_line(
+            [self.wins, self.draws, self.losses],
+            e.score,
+            [e.elo, e.low, e.high],
+        )
+    }
+
     /// The header of [`Tally::row`]s.
     pub fn header() -> String {
         format!(
@@ -159,16 +169,7 @@ impl Tally {
     /// A table row: label, n, W, D, L, score, Elo and its 95% interval.
     pub fn row(&self, label: &str) -> String {
         let e = self.elo();
-        let fmt = |x: f64| {
-            if x.is_finite() {
-                // (+ 0.0 turns -0 into 0)
-                format!("{:+.0}", x.round() + 0.0)
-            } else if x > 0.0 {
-                "+inf".into()
-            } else {
-                "-inf".into()
-            }
-        };
+        let fmt = elo_text;
         format!(
             "{label:<8} {:>6} {:>5} {:>5} {:>5} {:>6.1}% {:>6}  [{}, {}]",
             self.n(),
@@ -181,6 +182,27 @@ impl Tally {
             fmt(e.high)
         )
     }
+}
+
+/// A signed, rounded Elo difference: `+12`, `-3`, `+0`, `+inf`, `-inf`.
+pub fn elo_text(x: f64) -> String {
+    if x.is_finite() {
+        // (+ 0.0 turns -0 into 0)
+        format!("{:+.0}", x.round() + 0.0)
+    } else if x > 0.0 {
+        "+inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+/// The one-line result of a pairing, the format of every short report:
+/// `+W =D -L score 0.625 Elo +89 [-250, +428]` from the wins, draws and losses of the first
+/// player, its mean score and its Elo with the 95% interval (`[elo, low, high]`).
+pub fn result_line(wdl: [u64; 3], score: f64, elo: [f64; 3]) -> String {
+    let [w, d, l] = wdl;
+    let [e, low, high] = elo.map(elo_text);
+    format!("+{w} ={d} -{l} score {score:.3} Elo {e} [{low}, {high}]")
 }
 
 /// A sequential probability ratio test of A against B: H0 "A is `elo0` stronger" against H1
@@ -308,6 +330,20 @@ mod tests {
         );
         assert!(row.ends_with("[+inf, +inf]") || row.contains('['), "{row}");
         assert!(Tally::header().ends_with("95% interval"));
+        let e = t.elo();
+        assert_eq!(
+            t.summary(),
+            format!(
+                "+2 =1 -1 score 0.625 Elo {} [{}, {}]",
+                elo_text(e.elo),
+                elo_text(e.low),
+                elo_text(e.high)
+            )
+        );
+        assert_eq!(
+            result_line([3, 2, 1], 0.6667, [120.4, -0.2, f64::INFINITY]),
+            "+3 =2 -1 score 0.667 Elo +120 [+0, +inf]"
+        );
         assert_eq!(t.table(MatchRule::Single).lines().count(), 2);
         let hand = t.table(MatchRule::ConsecutiveWins(2));
         let words: Vec<Vec<&str>> = hand

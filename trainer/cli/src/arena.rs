@@ -26,8 +26,9 @@ Players (exactly two --player, A then B):
 
 Time control (one of): --nodes N (default 64; external engines get `go nodes N`),
   --movetime MS (`go movetime MS`), --byoyomi MS (USI `go btime 0 wtime 0 byoyomi MS`, UCI
-  `go movetime MS`). Our in-process players always search at most --nodes simulations and stop
-  early at the time limit. An engine that does not answer within the time limit + --margin
+  `go movetime MS`). Our in-process players search at most --nodes simulations; under a time
+  limit Gumbel runs whole rounds of sequential halving of doubling size (from 200
+  simulations) until the time is spent. An engine that does not answer within the time limit + --margin
   (or --move-timeout under --nodes) loses the game. Two in-process players under --nodes play
   up to 64 games at once in lockstep, batching their network calls; the games are still
   printed in order.

@@ -1,8 +1,10 @@
 //! `trainer eval`: what a network thinks of a position (its WDL and its policy over the legal
 //! moves) and, with `--nodes`, what its search finds.
 
+use ::arena::NetView;
 use anyhow::{Context, Result};
 use rules::{Position, Variant};
+use search::SearchResult;
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -67,13 +69,10 @@ pub fn run(a: EvalArgs) -> Result<()> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let (sfen, moves) = match line.split_once(" moves") {
-            Some((s, m)) => (s, m),
-            None => (line, ""),
-        };
         let at = || format!("{}:{}", file.display(), n + 1);
-        let mut pos = Position::from_sfen(&variant, sfen).with_context(at)?;
-        pos.play_usi(moves).with_context(at)?;
+        let pos = ::arena::parse_game_line(line, &variant)
+            .with_context(at)?
+            .position();
         report(&a, &mut searcher, &pos)?;
     }
     Ok(())
@@ -102,45 +101,66 @@ fn report(a: &EvalArgs, searcher: &mut ::arena::Searcher, pos: &Position) -> Res
         )
     });
     if a.json {
-        let mut out = json!({
-            "sfen": pos.to_sfen(),
-            "side_to_move": format!("{:?}", pos.side_to_move()).to_lowercase(),
-            "wdl": view.wdl,
-            "value": view.wdl[0] - view.wdl[2],
-            "legal_moves": view.moves.len(),
-            "moves": view.moves[..top].iter().map(|(m, p)| json!({
-                "usi": pos.move_to_usi(*m),
-                "prob": p,
+        print_json(a, pos, &view, search.as_ref(), outcome.as_deref(), top);
+    } else {
+        print_text(pos, &view, outcome.as_deref(), top);
+        if let Some(r) = &search {
+            print_search_text(a.nodes, pos, r, top);
+        }
+    }
+    Ok(())
+}
+
+/// The report as one JSON line.
+fn print_json(
+    a: &EvalArgs,
+    pos: &Position,
+    view: &NetView,
+    search: Option<&SearchResult>,
+    outcome: Option<&str>,
+    top: usize,
+) {
+    let mut out = json!({
+        "sfen": pos.to_sfen(),
+        "side_to_move": format!("{:?}", pos.side_to_move()).to_lowercase(),
+        "wdl": view.wdl,
+        "value": view.wdl[0] - view.wdl[2],
+        "legal_moves": view.moves.len(),
+        "moves": view.moves[..top].iter().map(|(m, p)| json!({
+            "usi": pos.move_to_usi(*m),
+            "prob": p,
+        })).collect::<Vec<_>>(),
+    });
+    if let Some(o) = outcome {
+        out["outcome"] = json!(o);
+    }
+    if let Some(r) = search {
+        let mut order: Vec<usize> = (0..r.moves.len()).collect();
+        order.sort_by(|&x, &y| {
+            r.visits[y]
+                .cmp(&r.visits[x])
+                .then(r.policy_target[y].total_cmp(&r.policy_target[x]))
+        });
+        out["search"] = json!({
+            "nodes": a.nodes,
+            "best": pos.move_to_usi(r.best),
+            "value": r.root_value,
+            "wdl": r.root_wdl,
+            "moves": order.iter().take(top).map(|&i| json!({
+                "usi": pos.move_to_usi(r.moves[i]),
+                "visits": r.visits[i],
+                "policy": r.policy_target[i],
+                "q": r.q[i],
             })).collect::<Vec<_>>(),
         });
-        if let Some(o) = &outcome {
-            out["outcome"] = json!(o);
-        }
-        if let Some(r) = &search {
-            let mut order: Vec<usize> = (0..r.moves.len()).collect();
-            order.sort_by(|&x, &y| {
-                r.visits[y]
-                    .cmp(&r.visits[x])
-                    .then(r.policy_target[y].total_cmp(&r.policy_target[x]))
-            });
-            out["search"] = json!({
-                "nodes": a.nodes,
-                "best": pos.move_to_usi(r.best),
-                "value": r.root_value,
-                "wdl": r.root_wdl,
-                "moves": order.iter().take(top).map(|&i| json!({
-                    "usi": pos.move_to_usi(r.moves[i]),
-                    "visits": r.visits[i],
-                    "policy": r.policy_target[i],
-                    "q": r.q[i],
-                })).collect::<Vec<_>>(),
-            });
-        }
-        println!("{out}");
-        return Ok(());
     }
+    println!("{out}");
+}
+
+/// The position, its outcome if over, the network's WDL and its `top` moves as text.
+fn print_text(pos: &Position, view: &NetView, outcome: Option<&str>, top: usize) {
     println!("position {}", pos.to_sfen());
-    if let Some(o) = &outcome {
+    if let Some(o) = outcome {
         println!("game over: {o}");
     }
     println!(
@@ -155,27 +175,28 @@ fn report(a: &EvalArgs, searcher: &mut ::arena::Searcher, pos: &Position) -> Res
     for (m, p) in &view.moves[..top] {
         println!("  {:<8} {:>6.2}%", pos.move_to_usi(*m), 100.0 * p);
     }
-    if let Some(r) = &search {
+}
+
+/// The search's best move and its `top` most visited moves as text.
+fn print_search_text(nodes: u32, pos: &Position, r: &SearchResult, top: usize) {
+    println!(
+        "search, {} simulations: best {} (value {:+.3}; win {:.3} draw {:.3} loss {:.3})",
+        nodes,
+        pos.move_to_usi(r.best),
+        r.root_value,
+        r.root_wdl[0],
+        r.root_wdl[1],
+        r.root_wdl[2]
+    );
+    let mut order: Vec<usize> = (0..r.moves.len()).collect();
+    order.sort_by(|&x, &y| r.visits[y].cmp(&r.visits[x]));
+    for &i in order.iter().take(top) {
         println!(
-            "search, {} simulations: best {} (value {:+.3}; win {:.3} draw {:.3} loss {:.3})",
-            a.nodes,
-            pos.move_to_usi(r.best),
-            r.root_value,
-            r.root_wdl[0],
-            r.root_wdl[1],
-            r.root_wdl[2]
+            "  {:<8} {:>6} visits  policy {:>6.2}%  q {:+.3}",
+            pos.move_to_usi(r.moves[i]),
+            r.visits[i],
+            100.0 * r.policy_target[i],
+            r.q[i]
         );
-        let mut order: Vec<usize> = (0..r.moves.len()).collect();
-        order.sort_by(|&x, &y| r.visits[y].cmp(&r.visits[x]));
-        for &i in order.iter().take(top) {
-            println!(
-                "  {:<8} {:>6} visits  policy {:>6.2}%  q {:+.3}",
-                pos.move_to_usi(r.moves[i]),
-                r.visits[i],
-                100.0 * r.policy_target[i],
-                r.q[i]
-            );
-        }
     }
-    Ok(())
 }

@@ -15,7 +15,7 @@ mod usi;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use rules::Variant;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Self-play reinforcement-learning trainer for shogi variants.
@@ -32,7 +32,7 @@ enum Command {
     Perft {
         /// Variant: a config file stem in ./configs/variants (shogi, minishogi, cannon-shosu,
         /// hand, judkins, yari, tori, kyoto, micro, sho, cannon, annan, unashogi, chu, wa, heian,
-        /// heian-dai, whale, dai), a built-in variant, or a path to a .toml file.
+        /// heian-dai, whale, dai, hasami, dai-hasami), a built-in variant, or a path to a .toml file.
         #[arg(long)]
         variant: String,
         /// Start from this SFEN instead of the variant's start position.
@@ -208,7 +208,15 @@ fn main() {
     // A closed reader ends the process quietly instead of a "Broken pipe" panic.
     sigpipe::reset();
     let cli = Cli::parse();
-    let r = match cli.command {
+    if let Err(e) = dispatch(cli.command) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+/// Runs one subcommand.
+fn dispatch(command: Command) -> Result<()> {
+    match command {
         Command::Perft {
             variant,
             sfen,
@@ -221,12 +229,7 @@ fn main() {
             verbose,
             explain,
             encoding: layout,
-        } => match explain {
-            Some(v) => load_variant(&v)
-                .and_then(|v| Ok(encoding::Encoder::with_layout(v, layout)?))
-                .map(|e| print!("{}", e.explain())),
-            None => rulescmd::run_check(&paths, verbose),
-        },
+        } => check(&paths, verbose, explain.as_deref(), layout),
         Command::Run {
             config,
             runs_dir,
@@ -245,18 +248,7 @@ fn main() {
             config,
             runs_dir,
             init_only,
-        } => match (run, config) {
-            (Some(dir), _) => pipeline::Run::resume(&dir),
-            (None, Some(cfg)) => pipeline::Run::open(&cfg, &runs_dir, false),
-            (None, None) => Err(anyhow::anyhow!("give --run DIR or --config FILE")),
-        }
-        .and_then(|r| match init_only {
-            true => {
-                println!("{}", r.dir.display());
-                Ok(())
-            }
-            false => pipeline::run_trainer(&r, pipeline::stop_on_signals()?),
-        }),
+        } => train(run, config, &runs_dir, init_only),
         Command::Init {
             variant,
             model,
@@ -281,9 +273,42 @@ fn main() {
         Command::Play(a) => play::run(a),
         Command::Bench { what } => bench::run(what),
         Command::Ladder { what } => laddercmd::run(what),
-    };
-    if let Err(e) = r {
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
+    }
+}
+
+/// `trainer check`: variant files, or with `explain` the network encoding of that variant.
+fn check(
+    paths: &[PathBuf],
+    verbose: bool,
+    explain: Option<&str>,
+    layout: encoding::EncodingLayout,
+) -> Result<()> {
+    match explain {
+        Some(v) => load_variant(v)
+            .and_then(|v| Ok(encoding::Encoder::with_layout(v, layout)?))
+            .map(|e| print!("{}", e.explain())),
+        None => rulescmd::run_check(paths, verbose),
+    }
+}
+
+/// `trainer train`: opens the run (from `--run` or `--config`), then trains it, or with
+/// `init_only` prints its directory.
+fn train(
+    run: Option<PathBuf>,
+    config: Option<PathBuf>,
+    runs_dir: &Path,
+    init_only: bool,
+) -> Result<()> {
+    let r = match (run, config) {
+        (Some(dir), _) => pipeline::Run::resume(&dir),
+        (None, Some(cfg)) => pipeline::Run::open(&cfg, runs_dir, false),
+        (None, None) => Err(anyhow::anyhow!("give --run DIR or --config FILE")),
+    }?;
+    match init_only {
+        true => {
+            println!("{}", r.dir.display());
+            Ok(())
+        }
+        false => pipeline::run_trainer(&r, pipeline::stop_on_signals()?),
     }
 }

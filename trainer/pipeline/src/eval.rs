@@ -470,8 +470,13 @@ impl<'a> Evaluator<'a> {
             self.reporter
                 .scalar(&format!("score/vs_{}", r.opponent), r.score, gen);
             parts.push(format!(
-                "vs {} +{} ={} -{} score {:.3} Elo {:+.0} [{:+.0}, {:+.0}]",
-                r.opponent, r.wins, r.draws, r.losses, r.score, r.elo, r.elo_low, r.elo_high
+                "vs {} {}",
+                r.opponent,
+                arena::result_line(
+                    [r.wins, r.draws, r.losses],
+                    r.score,
+                    [r.elo, r.elo_low, r.elo_high]
+                )
             ));
         }
         if let Some(l) = &rep.ladder {

@@ -30,6 +30,7 @@ pub use run::{load_variant, GenerationReport, MatchReport, Run, RunState};
 pub use worker::WorkerStats;
 
 use anyhow::Result;
+use indicatif::ProgressBar;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -134,6 +135,36 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
     // Inline: each self-play thread's network and the trainer share the cores; with a server,
     // its one network and the trainer do.
     share_cores(if server { 2 } else { threads + 1 });
+    log_run_start(run, &reporter, threads, server);
+    let wstats = Arc::new(WorkerStats::default());
+    let t0 = Instant::now();
+    let bars = [
+        reporter.bar(0, "self-play"),
+        reporter.bar(run.cfg.steps_per_generation, "training"),
+        reporter.bar(1, "evaluation"),
+    ];
+    let cpu = run_roles(run, &shared, &reporter, &wstats, threads, &bars)?;
+    // Every role has stopped: the totals count every stored game, the last ones included.
+    let stored = store::list(&run.dir)?;
+    shared.update(|s| (s.total_games, s.total_samples) = store::totals(&stored))?;
+    for bar in &bars {
+        bar.finish_and_clear();
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    log_run_end(&reporter, &shared.get(), &wstats, &cpu, wall, threads);
+    reporter.flush();
+    Ok(())
+}
+
+/// CPU seconds of the trainer and evaluator threads of [`run_all`], and the evaluation games.
+struct RoleCpu {
+    train: f64,
+    eval: f64,
+    eval_games: u64,
+}
+
+/// The line that opens `trainer run`: the run, its network and how self-play is laid out.
+fn log_run_start(run: &Run, reporter: &Reporter, threads: usize, server: bool) {
     reporter.log(&format!(
         "run {}: {} with {} on {:?} ({} planes, policy {}); {} self-play threads x {} games x {} groups, {}, {} intra-op threads",
         run.cfg.name,
@@ -152,24 +183,32 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
         },
         model::threads()
     ));
-    let wstats = Arc::new(WorkerStats::default());
-    let t0 = Instant::now();
-    let moves_bar = reporter.bar(0, "self-play");
-    let train_bar = reporter.bar(run.cfg.steps_per_generation, "training");
-    let eval_bar = reporter.bar(1, "evaluation");
-    let (train_cpu, (eval_cpu, eval_games)) = std::thread::scope(|s| -> Result<_> {
-        let sp = s.spawn(|| {
-            worker::run_workers(run, threads, &stop, &reporter, &wstats, Some(&moves_bar))
-        });
+}
+
+/// Runs self-play, the evaluator and the trainer as threads (with their progress `bars`, in
+/// that order) until the trainer ends, then stops the others.
+fn run_roles(
+    run: &Run,
+    shared: &Shared,
+    reporter: &Reporter,
+    wstats: &Arc<WorkerStats>,
+    threads: usize,
+    bars: &[ProgressBar; 3],
+) -> Result<RoleCpu> {
+    let stop = &shared.stop;
+    let [moves_bar, train_bar, eval_bar] = bars;
+    let (train, (eval, eval_games)) = std::thread::scope(|s| -> Result<_> {
+        let sp =
+            s.spawn(|| worker::run_workers(run, threads, stop, reporter, wstats, Some(moves_bar)));
         let ev = s.spawn(|| -> Result<(f64, u64)> {
-            let mut e = eval::Evaluator::new(run, &shared, &reporter);
-            let r = e.run(Some(&eval_bar));
+            let mut e = eval::Evaluator::new(run, shared, reporter);
+            let r = e.run(Some(eval_bar));
             r.map(|_| (e.cpu_seconds, e.games))
         });
         let tr = s.spawn(|| -> Result<f64> {
             let cpu0 = metrics::thread_cpu_seconds();
-            let mut t = train::TrainLoop::new(run, &shared, &reporter, Some(&wstats))?;
-            let r = t.run(Some(&train_bar));
+            let mut t = train::TrainLoop::new(run, shared, reporter, Some(wstats))?;
+            let r = t.run(Some(train_bar));
             r.map(|_| metrics::thread_cpu_seconds() - cpu0)
         });
         let tr = join(tr, "trainer");
@@ -179,21 +218,30 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
         sp?;
         Ok((tr?, ev?))
     })?;
-    // Every role has stopped: the totals count every stored game, the last ones included.
-    let stored = store::list(&run.dir)?;
-    shared.update(|s| (s.total_games, s.total_samples) = store::totals(&stored))?;
-    moves_bar.finish_and_clear();
-    train_bar.finish_and_clear();
-    eval_bar.finish_and_clear();
-    let wall = t0.elapsed().as_secs_f64();
+    Ok(RoleCpu {
+        train,
+        eval,
+        eval_games,
+    })
+}
+
+/// The CPU share scalars and the closing line of `trainer run`.
+fn log_run_end(
+    reporter: &Reporter,
+    st: &RunState,
+    wstats: &WorkerStats,
+    cpu: &RoleCpu,
+    wall: f64,
+    threads: usize,
+) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
     let sp_cpu = *wstats.cpu_seconds.lock().expect("cpu");
     let idle = *wstats.idle_seconds.lock().expect("idle");
-    let st = shared.get();
+    let eval_games = cpu.eval_games;
     for (tag, cpu) in [
         ("time/selfplay_share", sp_cpu),
-        ("time/train_share", train_cpu),
-        ("time/eval_share", eval_cpu),
+        ("time/train_share", cpu.train),
+        ("time/eval_share", cpu.eval),
     ] {
         reporter.scalar(tag, cpu / (wall * cores), st.generation);
     }
@@ -206,12 +254,10 @@ pub fn run_all(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
         st.steps,
         100.0 * (1.0 - idle / (wall * threads.max(1) as f64)),
         100.0 * sp_cpu / (wall * cores),
-        100.0 * train_cpu / (wall * cores),
-        100.0 * eval_cpu / (wall * cores),
-        eval_cpu / eval_games.max(1) as f64,
+        100.0 * cpu.train / (wall * cores),
+        100.0 * cpu.eval / (wall * cores),
+        cpu.eval / eval_games.max(1) as f64,
     ));
-    reporter.flush();
-    Ok(())
 }
 
 /// `trainer train`: the trainer and the evaluator of a run fed by separate workers.

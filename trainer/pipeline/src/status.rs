@@ -1,7 +1,7 @@
 //! `trainer status`: a run's progress and its workers, read from the run directory only (it
 //! works from any machine that sees the directory, while the run goes on).
 
-use crate::run::Run;
+use crate::run::{Run, RunState};
 use crate::store;
 use crate::worker::{now_seconds, Heartbeat, HEARTBEAT_EVERY};
 use anyhow::Result;
@@ -15,10 +15,18 @@ const STALE_PERIODS: f64 = 3.0;
 pub fn report(dir: &Path) -> Result<String> {
     let run = Run::resume(dir)?;
     let st = run.load_state()?;
+    let mut out = String::new();
+    write_progress(&mut out, &run, &st)?;
+    write_last_evaluation(&mut out, &st);
+    write_ladder(&mut out, &st);
+    write_workers(&mut out, &heartbeats(&run.dir));
+    Ok(out)
+}
+
+/// The run line and what is stored and trained.
+fn write_progress(w: &mut String, run: &Run, st: &RunState) -> Result<()> {
     let shards = store::list(&run.dir)?;
     let (games, samples) = store::totals(&shards);
-    let mut out = String::new();
-    let w = &mut out;
     let _ = writeln!(
         w,
         "run {} ({} with {}): generation {} (self-play network {}){}",
@@ -36,37 +44,51 @@ pub fn report(dir: &Path) -> Result<String> {
         st.steps,
         st.seconds
     );
-    if let Some(h) = st.history.last() {
-        let scores: Vec<String> = h
-            .matches
-            .iter()
-            .map(|m| {
-                format!(
-                    "{} {:.3} (+{} ={} -{}, Elo {:+.0} [{:+.0}, {:+.0}])",
-                    m.opponent, m.score, m.wins, m.draws, m.losses, m.elo, m.elo_low, m.elo_high
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            w,
-            "last evaluation: generation {}: {}",
-            h.generation,
-            scores.join("; ")
-        );
-    }
-    if let Some((g, l)) = st
+    Ok(())
+}
+
+/// The matches of the newest generation report, if any.
+fn write_last_evaluation(w: &mut String, st: &RunState) {
+    let Some(h) = st.history.last() else {
+        return;
+    };
+    let scores: Vec<String> = h
+        .matches
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {:.3} (+{} ={} -{}, Elo {:+.0} [{:+.0}, {:+.0}])",
+                m.opponent, m.score, m.wins, m.draws, m.losses, m.elo, m.elo_low, m.elo_high
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        w,
+        "last evaluation: generation {}: {}",
+        h.generation,
+        scores.join("; ")
+    );
+}
+
+/// The newest ladder placement, if any generation has one.
+fn write_ladder(w: &mut String, st: &RunState) {
+    let Some((g, l)) = st
         .history
         .iter()
         .rev()
         .find_map(|h| h.ladder.as_ref().map(|l| (h.generation, l)))
-    {
-        let _ = writeln!(
-            w,
-            "ladder: generation {g} on the {} ladder: Elo {:+.0} [{:+.0}, {:+.0}] from {} games",
-            l.name, l.elo, l.low, l.high, l.games
-        );
-    }
-    let workers = heartbeats(&run.dir);
+    else {
+        return;
+    };
+    let _ = writeln!(
+        w,
+        "ladder: generation {g} on the {} ladder: Elo {:+.0} [{:+.0}, {:+.0}] from {} games",
+        l.name, l.elo, l.low, l.high, l.games
+    );
+}
+
+/// The worker count and, when there are workers, a table of them.
+fn write_workers(w: &mut String, workers: &[Heartbeat]) {
     let _ = writeln!(w, "workers: {}", workers.len());
     if !workers.is_empty() {
         let _ = writeln!(
@@ -76,18 +98,11 @@ pub fn report(dir: &Path) -> Result<String> {
         );
     }
     let now = now_seconds();
-    for h in &workers {
+    for h in workers {
         let age = now - h.time;
-        let state = if h.stopped {
-            "stopped"
-        } else if age > STALE_PERIODS * HEARTBEAT_EVERY.as_secs_f64() {
-            "STALE"
-        } else {
-            "running"
-        };
         let _ = writeln!(
             w,
-            "  {:<16} {:<16} {:>8} {:<12} {:>7} {:>8} {:>10.0} {:>8.0} s  {state}",
+            "  {:<16} {:<16} {:>8} {:<12} {:>7} {:>8} {:>10.0} {:>8.0} s  {}",
             h.id,
             h.host,
             h.pid,
@@ -95,10 +110,21 @@ pub fn report(dir: &Path) -> Result<String> {
             h.threads,
             h.games,
             h.evals_per_s,
-            age
+            age,
+            worker_state(h, age)
         );
     }
-    Ok(out)
+}
+
+/// `stopped`, `STALE` (no heartbeat for [`STALE_PERIODS`] periods) or `running`.
+fn worker_state(h: &Heartbeat, age: f64) -> &'static str {
+    if h.stopped {
+        "stopped"
+    } else if age > STALE_PERIODS * HEARTBEAT_EVERY.as_secs_f64() {
+        "STALE"
+    } else {
+        "running"
+    }
 }
 
 /// The heartbeats in `workers/` (unreadable ones are left out), newest first.

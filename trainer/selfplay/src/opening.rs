@@ -42,32 +42,6 @@ impl Opening {
         }
         pos
     }
-
-    /// Parses one line: an SFEN (optionally prefixed by `sfen`) or `startpos` (or nothing),
-    /// optionally followed by `moves ...` in USI notation.
-    pub fn parse(line: &str, variant: &Arc<Variant>) -> Result<Opening, OpeningError> {
-        let (setup, moves) = match line.split_once("moves") {
-            Some((s, m)) => (s.trim(), m),
-            None => (line.trim(), ""),
-        };
-        let setup = setup.strip_prefix("sfen").unwrap_or(setup).trim();
-        let start = if setup.is_empty() || setup == "startpos" {
-            Position::start(variant.clone())
-        } else {
-            Position::from_sfen(variant, setup)?
-        };
-        let mut pos = start.clone();
-        let mut mv = Vec::new();
-        for tok in moves.split_whitespace() {
-            let m = pos.parse_usi(tok)?;
-            pos.make_move(m);
-            mv.push(m);
-        }
-        if let Some(o) = pos.outcome() {
-            return Err(OpeningError::Over(o.reason));
-        }
-        Ok(Opening { start, moves: mv })
-    }
 }
 
 /// `count` openings of `plies` random legal moves from the start position, drawn in order
@@ -135,25 +109,5 @@ mod tests {
         assert!(random_openings(&v, 0, 2, 1)
             .iter()
             .all(|o| o.moves.is_empty()));
-    }
-
-    #[test]
-    fn parsed_openings() {
-        let v = minishogi();
-        assert!(Opening::parse("startpos", &v).unwrap().moves.is_empty());
-        assert!(Opening::parse("", &v).unwrap().moves.is_empty());
-        let o = Opening::parse("sfen rbsgk/4p/5/P4/KGSBR b - 1 moves 5d5c", &v).unwrap();
-        assert_eq!(o.moves.len(), 1);
-        assert_eq!(
-            o.position().to_sfen(),
-            Opening::parse("startpos moves 5d5c", &v)
-                .unwrap()
-                .position()
-                .to_sfen()
-        );
-        assert!(matches!(
-            Opening::parse("startpos moves 9a9b", &v),
-            Err(OpeningError::Rules(_))
-        ));
     }
 }

@@ -48,6 +48,7 @@
 //! * Errors (malformed commands, bad tokens, illegal moves, model loading) are reported as
 //!   `info string error: <what>`; the engine keeps running and its state is unchanged.
 
+use crate::opening::parse_game_line;
 use crate::variant::load_variant;
 use anyhow::{bail, Context, Result};
 use encoding::{Encoder, Precision};
@@ -269,38 +270,8 @@ impl UsiEngine {
                 self.position = Position::start(self.variant.clone());
                 self.position_error = None;
             }
-            "position" => match self.parse_position(args) {
-                Ok(p) => {
-                    self.position = p;
-                    self.position_error = None;
-                }
-                Err(e) => {
-                    // A later `go` must not search the previous position.
-                    self.out.error(&format!("position: {e:#}"));
-                    self.position_error = Some(format!("{e:#}"));
-                }
-            },
-            "go" => {
-                if self.search.is_some() {
-                    self.out
-                        .error("go: an infinite or pondering search is running (send stop first)");
-                } else {
-                    let started = Instant::now();
-                    let (p, warnings) = parse_go(args);
-                    for w in warnings {
-                        self.out.error(&format!("go: {w}"));
-                    }
-                    if let Some(e) = &self.position_error {
-                        let e = format!("go: no valid position (the last one was rejected: {e})");
-                        self.out.error(&e);
-                        self.out.send("bestmove resign");
-                    } else if p.mate {
-                        self.out.send("checkmate notimplemented");
-                    } else {
-                        self.cmd_go(&p, started);
-                    }
-                }
-            }
+            "position" => self.cmd_position(args),
+            "go" => self.on_go(args),
             "stop" => self.finish_search(true),
             "ponderhit" => {
                 // The search goes on, now on its clock; its bestmove comes when time is up.
@@ -323,6 +294,44 @@ impl UsiEngine {
             _ => self.out.error(&format!("unknown command {cmd:?}")),
         }
         true
+    }
+
+    /// `position`: sets the position, or remembers why it was rejected.
+    fn cmd_position(&mut self, args: &[&str]) {
+        match self.parse_position(args) {
+            Ok(p) => {
+                self.position = p;
+                self.position_error = None;
+            }
+            Err(e) => {
+                // A later `go` must not search the previous position.
+                self.out.error(&format!("position: {e:#}"));
+                self.position_error = Some(format!("{e:#}"));
+            }
+        }
+    }
+
+    /// `go`: starts a search, unless one is running or the position was rejected.
+    fn on_go(&mut self, args: &[&str]) {
+        if self.search.is_some() {
+            self.out
+                .error("go: an infinite or pondering search is running (send stop first)");
+            return;
+        }
+        let started = Instant::now();
+        let (p, warnings) = parse_go(args);
+        for w in warnings {
+            self.out.error(&format!("go: {w}"));
+        }
+        if let Some(e) = &self.position_error {
+            let e = format!("go: no valid position (the last one was rejected: {e})");
+            self.out.error(&e);
+            self.out.send("bestmove resign");
+        } else if p.mate {
+            self.out.send("checkmate notimplemented");
+        } else {
+            self.cmd_go(&p, started);
+        }
     }
 
     fn apply_threads(&self) {
@@ -360,31 +369,14 @@ impl UsiEngine {
         Ok(())
     }
 
+    /// The position of a `position` command: `startpos` or `sfen ...`, then `moves ...`.
     fn parse_position(&self, args: &[&str]) -> Result<Position> {
-        let moves_at = args.iter().position(|&t| t == "moves");
-        let (setup, moves) = match moves_at {
-            Some(i) => (&args[..i], &args[i + 1..]),
-            None => (args, &args[args.len()..]),
-        };
-        let mut pos = match setup.split_first() {
-            Some((&"startpos", [])) => Position::start(self.variant.clone()),
-            Some((&"startpos", extra)) => bail!("unexpected {:?} after startpos", extra[0]),
-            Some((&"sfen", [])) => bail!("sfen: missing the SFEN fields"),
-            Some((&"sfen", fields)) => {
-                let sfen = fields.join(" ");
-                Position::from_sfen(&self.variant, &sfen)
-                    .with_context(|| format!("bad SFEN {sfen:?}"))?
-            }
-            Some((other, _)) => bail!("expected startpos or sfen, got {other:?}"),
+        match args.first() {
+            Some(&"startpos" | &"sfen") => {}
+            Some(other) => bail!("expected startpos or sfen, got {other:?}"),
             None => bail!("expected startpos or sfen"),
-        };
-        for (i, tok) in moves.iter().enumerate() {
-            let mv = pos
-                .parse_usi(tok)
-                .with_context(|| format!("move {} {tok:?}", i + 1))?;
-            pos.make_move(mv);
         }
-        Ok(pos)
+        Ok(parse_game_line(&args.join(" "), &self.variant)?.position())
     }
 
     fn cmd_go(&mut self, p: &GoParams, started: Instant) {

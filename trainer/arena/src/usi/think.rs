@@ -3,6 +3,7 @@
 
 use super::go::Limits;
 use super::{Net, Out};
+use crate::rounds::{self, Driver, Rounds};
 use anyhow::{Context, Result};
 use encoding::Encoder;
 use rules::{Move, Position};
@@ -187,112 +188,38 @@ impl DepthStats {
 /// Runs one search and prints its info lines; returns the bestmove text (`X` or `X ponder Y`).
 fn think(job: &Job, net: &mut dyn Evaluator, control: &Control, out: &Out) -> Result<String> {
     let pos = &job.position;
-    let enc = &*job.encoder;
-    let legal = pos.legal_moves();
-    if legal.is_empty() {
+    if pos.legal_moves().is_empty() {
         out.send("info depth 0 score mate 0");
         return Ok("resign".into());
     }
-    let (mut input, mut logits) = (Vec::new(), Vec::new());
-    if let Some(o) = pos.outcome() {
-        // Game over by rule with moves left (repetition, ply limit): no search is possible;
-        // play the network's first choice.
-        let wdl = evaluate(net, enc, pos, &legal, &mut input, &mut logits)?;
-        let i = (0..legal.len())
-            .max_by(|&a, &b| logits[a].total_cmp(&logits[b]))
-            .expect("moves");
-        out.send(&format!(
-            "info string the game is over here ({:?})",
-            o.reason
-        ));
-        out.send(&format!(
-            "info depth 1 nodes 1 nps 0 score cp {} pv {}",
-            cp_of(wdl[0] - wdl[2]),
-            pos.move_to_usi(legal[i])
-        ));
-        return Ok(pos.move_to_usi(legal[i]));
+    if pos.outcome().is_some() {
+        return first_choice(job, net, out);
     }
     let limits = job.limits;
-    let root_ply = pos.ply();
+    let open_ended = limits.infinite || limits.ponder || limits.time.is_some();
+    let rounds = Rounds::new(job.config.algorithm, open_ended, job.base_simulations);
     let mut search = Search::new(job.config.clone(), pos.clone(), 0);
-    let mut depth = DepthStats::default();
-    let mut last_info = Instant::now();
-    let mut last_early_check = Instant::now();
-    let sims = |s: &Search| s.root_visits().saturating_sub(1) as u64;
-    let full = |s: &Search| s.memory_bytes() as u64 > job.hash_bytes / 2;
-    let chunked = job.config.algorithm == Algorithm::Gumbel
-        && (limits.infinite || limits.ponder || limits.time.is_some());
-    let mut phase = Phase::new(&limits, job.started);
-    let mut round = 0u32;
-    'search: loop {
-        phase.poll(control, &limits, job.started);
-        let left = phase.simulations.saturating_sub(sims(&search));
-        if left == 0 || full(&search) {
-            break;
-        }
-        // Gumbel's sequential halving needs a budget up front: under a time limit it runs in
-        // rounds of doubling size over the same tree.
-        let budget = if chunked {
-            left.min((job.base_simulations as u64) << round.min(20))
-        } else {
-            left
-        };
-        search.start(budget as u32, false);
-        while !search.finished() {
-            if search.root_visits() > 0 {
-                if control.stop.load(Ordering::Relaxed) {
-                    break 'search;
-                }
-                phase.poll(control, &limits, job.started);
-                if sims(&search) >= phase.simulations || full(&search) {
-                    break 'search;
-                }
-                let on_clock = phase.clock_from.elapsed();
-                if !phase.pondering && phase.time.is_some_and(|t| on_clock >= t) {
-                    break 'search;
-                }
-                if last_info.elapsed() >= INFO_INTERVAL {
-                    last_info = Instant::now();
-                    out.send(&info_line(
-                        pos,
-                        &search.result(),
-                        sims(&search),
-                        job.started,
-                        &depth,
-                    ));
-                }
-                if job.config.algorithm == Algorithm::Puct && !phase.pondering && !limits.infinite {
-                    if let Some(t) = phase.time {
-                        if last_early_check.elapsed() >= Duration::from_millis(20) {
-                            last_early_check = Instant::now();
-                            let done = sims(&search);
-                            let rate = done as f64 / job.started.elapsed().as_secs_f64().max(1e-3);
-                            let left = (rate * t.saturating_sub(on_clock).as_secs_f64())
-                                .min(phase.simulations.saturating_sub(done) as f64);
-                            if decided(&search.result(), done, left) {
-                                break 'search;
-                            }
-                        }
-                    }
-                }
-            }
-            if search.select() {
-                let leaf = search.leaf_position();
-                let d = (leaf.ply() - root_ply) as u32;
-                if d > 0 {
-                    depth.add(d);
-                }
-                let wdl = evaluate(net, enc, leaf, search.leaf_moves(), &mut input, &mut logits)?;
-                search.expand(&logits, wdl);
-            }
-        }
-        if legal.len() == 1 || !chunked {
-            break;
-        }
-        round += 1;
-    }
+    let mut driver = Thinking {
+        job,
+        net,
+        control,
+        out,
+        phase: Phase::new(&limits, job.started),
+        depth: DepthStats::default(),
+        last_info: Instant::now(),
+        last_early_check: Instant::now(),
+        input: Vec::new(),
+        logits: Vec::new(),
+    };
+    rounds::run(&mut search, rounds, &mut driver)?;
     let result = search.result();
-    out.send(&info_line(pos, &result, sims(&search), job.started, &depth));
+    out.send(&info_line(
+        pos,
+        &result,
+        sims(&search),
+        job.started,
+        &driver.depth,
+    ));
     let best = pos.move_to_usi(result.best);
     Ok(
         match job.ponder_reply.then(|| ponder_move(&search, result.best)) {
@@ -300,6 +227,136 @@ fn think(job: &Job, net: &mut dyn Evaluator, control: &Control, out: &Out) -> Re
             _ => best,
         },
     )
+}
+
+/// A position over by rule with moves left (repetition, ply limit): no search is possible;
+/// plays the network's first choice.
+fn first_choice(job: &Job, net: &mut dyn Evaluator, out: &Out) -> Result<String> {
+    let pos = &job.position;
+    let legal = pos.legal_moves();
+    let (mut input, mut logits) = (Vec::new(), Vec::new());
+    let wdl = evaluate(net, &job.encoder, pos, &legal, &mut input, &mut logits)?;
+    let i = (0..legal.len())
+        .max_by(|&a, &b| logits[a].total_cmp(&logits[b]))
+        .expect("moves");
+    if let Some(o) = pos.outcome() {
+        out.send(&format!(
+            "info string the game is over here ({:?})",
+            o.reason
+        ));
+    }
+    out.send(&format!(
+        "info depth 1 nodes 1 nps 0 score cp {} pv {}",
+        cp_of(wdl[0] - wdl[2]),
+        pos.move_to_usi(legal[i])
+    ));
+    Ok(pos.move_to_usi(legal[i]))
+}
+
+/// Simulations run so far (the root's own evaluation is not one).
+fn sims(s: &Search) -> u64 {
+    s.root_visits().saturating_sub(1) as u64
+}
+
+/// One engine search in progress: its limits, statistics and network.
+struct Thinking<'a> {
+    job: &'a Job,
+    net: &'a mut dyn Evaluator,
+    control: &'a Control,
+    out: &'a Out,
+    phase: Phase,
+    depth: DepthStats,
+    last_info: Instant,
+    last_early_check: Instant,
+    input: Vec<f32>,
+    logits: Vec<f32>,
+}
+
+impl Thinking<'_> {
+    /// Whether the tree takes more than its share of `USI_Hash`.
+    fn full(&self, search: &Search) -> bool {
+        search.memory_bytes() as u64 > self.job.hash_bytes / 2
+    }
+
+    /// Sends an `info` line when the last one is older than [`INFO_INTERVAL`].
+    fn maybe_info(&mut self, search: &Search) {
+        if self.last_info.elapsed() >= INFO_INTERVAL {
+            self.last_info = Instant::now();
+            let (job, depth) = (self.job, &self.depth);
+            let r = search.result();
+            let line = info_line(&job.position, &r, sims(search), job.started, depth);
+            self.out.send(&line);
+        }
+    }
+
+    /// PUCT on the clock: true once the runner-up cannot catch the best move in the time
+    /// left (checked every 20 ms).
+    fn decided_early(&mut self, search: &Search, on_clock: Duration) -> bool {
+        let job = self.job;
+        if job.config.algorithm != Algorithm::Puct || self.phase.pondering || job.limits.infinite {
+            return false;
+        }
+        let Some(t) = self.phase.time else {
+            return false;
+        };
+        if self.last_early_check.elapsed() < Duration::from_millis(20) {
+            return false;
+        }
+        self.last_early_check = Instant::now();
+        let done = sims(search);
+        let rate = done as f64 / job.started.elapsed().as_secs_f64().max(1e-3);
+        let left = (rate * t.saturating_sub(on_clock).as_secs_f64())
+            .min(self.phase.simulations.saturating_sub(done) as f64);
+        decided(&search.result(), done, left)
+    }
+}
+
+impl Driver for Thinking<'_> {
+    fn left(&mut self, search: &Search) -> u64 {
+        self.phase
+            .poll(self.control, &self.job.limits, self.job.started);
+        if self.full(search) {
+            return 0;
+        }
+        self.phase.simulations.saturating_sub(sims(search))
+    }
+
+    fn stop(&mut self, search: &Search) -> bool {
+        if self.control.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        self.phase
+            .poll(self.control, &self.job.limits, self.job.started);
+        if sims(search) >= self.phase.simulations || self.full(search) {
+            return true;
+        }
+        let on_clock = self.phase.clock_from.elapsed();
+        if !self.phase.pondering && self.phase.time.is_some_and(|t| on_clock >= t) {
+            return true;
+        }
+        self.maybe_info(search);
+        self.decided_early(search, on_clock)
+    }
+
+    fn expand(&mut self, search: &mut Search) -> Result<()> {
+        let leaf = search.leaf_position();
+        let d = (leaf.ply() - self.job.position.ply()) as u32;
+        if d > 0 {
+            self.depth.add(d);
+        }
+        let (input, logits) = (&mut self.input, &mut self.logits);
+        let enc = &*self.job.encoder;
+        let wdl = evaluate(
+            &mut *self.net,
+            enc,
+            leaf,
+            search.leaf_moves(),
+            input,
+            logits,
+        )?;
+        search.expand(logits, wdl);
+        Ok(())
+    }
 }
 
 /// The expected reply to `best`: the most visited move below it (ties, and a node none of
