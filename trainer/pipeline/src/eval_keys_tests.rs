@@ -441,8 +441,12 @@ fn anchors_and_the_ladder_play_every_n_evaluations_and_report_everywhere() {
             assert_eq!(m.wins + m.draws + m.losses, 2, "{m:?}");
             assert!(
                 line.contains(&format!(
-                    "vs {name} +{} ={} -{} score {:.3} Elo {:+.0}",
-                    m.wins, m.draws, m.losses, m.score, m.elo
+                    "vs {name} +{} ={} -{} score {:.3} Elo {}",
+                    m.wins,
+                    m.draws,
+                    m.losses,
+                    m.score,
+                    arena::elo_text(m.elo)
                 )),
                 "{line}"
             );
