@@ -148,6 +148,28 @@ pub fn run(what: BenchCommand) -> Result<()> {
     }
 }
 
+/// The `bench selfplay` flag that sets a `[selfplay]` key (none for a key without one).
+fn selfplay_flag(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "threads" => "--threads",
+        "parallel_games" => "--parallel",
+        "pipeline" => "--pipeline",
+        "max_batch" => "--max-batch",
+        _ => return None,
+    })
+}
+
+/// A self-play settings error in command-line terms: a key set by a flag is named by the flag.
+fn flag_error(e: selfplay::SelfPlayError) -> anyhow::Error {
+    match &e {
+        selfplay::SelfPlayError::Config { key, reason } => match selfplay_flag(key) {
+            Some(flag) => anyhow::anyhow!("{flag}: {reason}"),
+            None => e.into(),
+        },
+        _ => e.into(),
+    }
+}
+
 fn bench_selfplay(a: SelfplayArgs) -> Result<()> {
     if !(a.seconds > 0.0 && a.seconds <= 86_400.0) {
         bail!("--seconds: must be above 0 and at most 86,400");
@@ -161,9 +183,7 @@ fn bench_selfplay(a: SelfplayArgs) -> Result<()> {
         precision: a.precision,
         ..Default::default()
     };
-    selfplay
-        .validate()
-        .map_err(|e| anyhow::anyhow!("{}", e.replace("selfplay.", "--")))?;
+    selfplay.validate().map_err(flag_error)?;
     crate::benchreport::bench_selfplay(&pipeline::bench::SelfplayOptions {
         variant: a.variant,
         model: a.model,

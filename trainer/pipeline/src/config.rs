@@ -331,8 +331,8 @@ impl RunConfig {
     fn validate(&self) -> std::result::Result<(), String> {
         // First: a name that leaves `runs/` must be refused before anything is made of it.
         check_run_name(&self.name)?;
-        self.selfplay.validate()?;
-        self.search.validate()?;
+        self.selfplay.validate().map_err(|e| e.to_string())?;
+        self.search.validate().map_err(|e| e.to_string())?;
         let e = |m: &str| Err(m.to_string());
         if self.generations == 0 {
             return e("generations: must be at least 1");

@@ -73,7 +73,7 @@ pub fn export_hcpe(run: &Run, generations: RangeInclusive<u64>, out: &Path) -> R
                         let eval = hcpe::eval_of(t.value);
                         hcpe::record(&t.position, eval, t.best, game.result)
                     })
-                    .collect::<Result<Vec<_>, String>>()
+                    .collect::<Result<Vec<_>, selfplay::SelfPlayError>>()
             });
             match records {
                 Ok(rs) => {

@@ -1,6 +1,29 @@
 //! Search settings (`[search]` in the run config).
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Why the search cannot run as configured.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum SearchError {
+    /// A `[search]` setting out of range.
+    #[error("search.{key}: {reason}")]
+    Config {
+        /// The key within `[search]`.
+        key: &'static str,
+        /// What is wrong with its value.
+        reason: String,
+    },
+}
+
+impl SearchError {
+    fn config(key: &'static str, reason: impl Into<String>) -> SearchError {
+        SearchError::Config {
+            key,
+            reason: reason.into(),
+        }
+    }
+}
 
 /// Which tree search runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,16 +95,19 @@ impl Default for SearchConfig {
 
 impl SearchConfig {
     /// Checks the ranges; the message names the offending key (`search.<key>`).
-    pub fn validate(&self) -> Result<(), String> {
-        fn finite(key: &str, v: f32) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SearchError> {
+        fn finite(key: &'static str, v: f32) -> Result<(), SearchError> {
             if v.is_finite() {
                 Ok(())
             } else {
-                Err(format!("search.{key}: must be a finite number, got {v}"))
+                Err(SearchError::config(
+                    key,
+                    format!("must be a finite number, got {v}"),
+                ))
             }
         }
         if self.simulations < 1 {
-            return Err("search.simulations: must be at least 1".into());
+            return Err(SearchError::config("simulations", "must be at least 1"));
         }
         for (key, v) in [
             ("c_puct", self.c_puct),
@@ -96,48 +122,51 @@ impl SearchConfig {
             finite(key, v)?;
         }
         if self.c_puct < 0.0 {
-            return Err(format!(
-                "search.c_puct: must be at least 0, got {}",
-                self.c_puct
+            return Err(SearchError::config(
+                "c_puct",
+                format!("must be at least 0, got {}", self.c_puct),
             ));
         }
         if self.c_puct_base <= 0.0 {
-            return Err(format!(
-                "search.c_puct_base: must be positive, got {}",
-                self.c_puct_base
+            return Err(SearchError::config(
+                "c_puct_base",
+                format!("must be positive, got {}", self.c_puct_base),
             ));
         }
         if self.c_puct_factor < 0.0 {
-            return Err(format!(
-                "search.c_puct_factor: must be at least 0, got {}",
-                self.c_puct_factor
+            return Err(SearchError::config(
+                "c_puct_factor",
+                format!("must be at least 0, got {}", self.c_puct_factor),
             ));
         }
         if self.dirichlet_alpha_total <= 0.0 {
-            return Err(format!(
-                "search.dirichlet_alpha_total: must be positive, got {}",
-                self.dirichlet_alpha_total
+            return Err(SearchError::config(
+                "dirichlet_alpha_total",
+                format!("must be positive, got {}", self.dirichlet_alpha_total),
             ));
         }
         if !(0.0..=1.0).contains(&self.dirichlet_fraction) {
-            return Err(format!(
-                "search.dirichlet_fraction: must be in [0, 1], got {}",
-                self.dirichlet_fraction
+            return Err(SearchError::config(
+                "dirichlet_fraction",
+                format!("must be in [0, 1], got {}", self.dirichlet_fraction),
             ));
         }
         if self.gumbel_considered < 1 {
-            return Err("search.gumbel_considered: must be at least 1".into());
+            return Err(SearchError::config(
+                "gumbel_considered",
+                "must be at least 1",
+            ));
         }
         if self.gumbel_c_visit < 0.0 {
-            return Err(format!(
-                "search.gumbel_c_visit: must be at least 0, got {}",
-                self.gumbel_c_visit
+            return Err(SearchError::config(
+                "gumbel_c_visit",
+                format!("must be at least 0, got {}", self.gumbel_c_visit),
             ));
         }
         if self.gumbel_c_scale < 0.0 {
-            return Err(format!(
-                "search.gumbel_c_scale: must be at least 0, got {}",
-                self.gumbel_c_scale
+            return Err(SearchError::config(
+                "gumbel_c_scale",
+                format!("must be at least 0, got {}", self.gumbel_c_scale),
             ));
         }
         Ok(())
@@ -175,7 +204,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            c.validate().unwrap_err(),
+            c.validate().unwrap_err().to_string(),
             "search.simulations: must be at least 1"
         );
         let c = SearchConfig {
@@ -185,6 +214,7 @@ mod tests {
         assert!(c
             .validate()
             .unwrap_err()
+            .to_string()
             .starts_with("search.dirichlet_fraction:"));
         let c = SearchConfig {
             gumbel_c_scale: f32::NAN,
@@ -193,6 +223,7 @@ mod tests {
         assert!(c
             .validate()
             .unwrap_err()
+            .to_string()
             .starts_with("search.gumbel_c_scale:"));
     }
 }

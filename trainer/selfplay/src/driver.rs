@@ -5,6 +5,7 @@
 //! search per game) and matches (one search per player: the run's evaluation and the arena's
 //! matches between networks or network-free searches).
 
+use crate::error::SelfPlayError;
 use crate::opening::Opening;
 use crate::samples::{GameRecord, MoveTarget};
 use encoding::{Encoder, Precision};
@@ -91,39 +92,63 @@ impl Default for SelfPlayConfig {
 
 impl SelfPlayConfig {
     /// Checks ranges; messages name the key.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SelfPlayError> {
         if self.parallel_games == 0 || self.parallel_games > 4096 {
-            return Err("selfplay.parallel_games: must be 1 to 4096".into());
+            return Err(SelfPlayError::config("parallel_games", "must be 1 to 4096"));
         }
         if self.threads > 1024 {
-            return Err("selfplay.threads: must be 0 (the machine's cores) to 1024".into());
+            return Err(SelfPlayError::config(
+                "threads",
+                "must be 0 (the machine's cores) to 1024",
+            ));
         }
         if self.pipeline > 16 {
-            return Err("selfplay.pipeline: must be 0 (auto) to 16".into());
+            return Err(SelfPlayError::config("pipeline", "must be 0 (auto) to 16"));
         }
         if self.max_batch > 65536 {
-            return Err("selfplay.max_batch: must be 0 (auto) to 65536".into());
+            return Err(SelfPlayError::config(
+                "max_batch",
+                "must be 0 (auto) to 65536",
+            ));
         }
         if self.full_simulations == 0 {
-            return Err("selfplay.full_simulations: must be at least 1".into());
+            return Err(SelfPlayError::config(
+                "full_simulations",
+                "must be at least 1",
+            ));
         }
         if self.fast_simulations == 0 || self.fast_simulations > self.full_simulations {
-            return Err("selfplay.fast_simulations: must be 1 to full_simulations".into());
+            return Err(SelfPlayError::config(
+                "fast_simulations",
+                "must be 1 to full_simulations",
+            ));
         }
         if !(0.0..=1.0).contains(&self.full_probability) || self.full_probability == 0.0 {
-            return Err("selfplay.full_probability: must be in (0, 1]".into());
+            return Err(SelfPlayError::config(
+                "full_probability",
+                "must be in (0, 1]",
+            ));
         }
         if !(0.0..=1.0).contains(&self.no_resign_fraction) {
-            return Err("selfplay.no_resign_fraction: must be in [0, 1]".into());
+            return Err(SelfPlayError::config(
+                "no_resign_fraction",
+                "must be in [0, 1]",
+            ));
         }
         if !(0.0..=1.0).contains(&self.resign_threshold) {
-            return Err("selfplay.resign_threshold: must be in [0, 1]".into());
+            return Err(SelfPlayError::config(
+                "resign_threshold",
+                "must be in [0, 1]",
+            ));
         }
         if self.temperature.is_nan() || self.temperature < 0.0 {
-            return Err("selfplay.temperature: must be at least 0".into());
+            return Err(SelfPlayError::config("temperature", "must be at least 0"));
         }
         if self.gumbel_temperature.is_nan() || self.gumbel_temperature < 0.0 {
-            return Err("selfplay.gumbel_temperature: must be at least 0".into());
+            return Err(SelfPlayError::config(
+                "gumbel_temperature",
+                "must be at least 0",
+            ));
         }
         Ok(())
     }

@@ -7,6 +7,7 @@
 //! promote << 14`, drops `from = 81 + piece type - 1`, squares `(file - 1) * 9 + rank`), the
 //! game's result (0 draw, 1 sente won, 2 gote won) and one padding byte; little-endian.
 
+use crate::error::SelfPlayError;
 use crate::samples::GameRecord;
 use encoding::{dlshogi, Encoder};
 use rules::{Color, GameResult, Move, Position};
@@ -61,18 +62,22 @@ struct Bits {
 }
 
 impl Bits {
-    fn put(&mut self, value: u8, bits: u8) -> Result<(), String> {
+    fn put(&mut self, value: u8, bits: u8) -> Result<(), SelfPlayError> {
         for i in 0..bits {
             if self.at >= 256 {
-                return Err(
+                return Err(SelfPlayError::Hcpe(
                     "more than 256 bits: not a position of standard shogi's 40 pieces".into(),
-                );
+                ));
             }
             self.data[self.at / 8] |= ((value >> i) & 1) << (self.at % 8);
             self.at += 1;
         }
         Ok(())
     }
+}
+
+fn hcpe(reason: impl Into<String>) -> SelfPlayError {
+    SelfPlayError::Hcpe(reason.into())
 }
 
 fn color_code(codes: &PieceCodes, c: Color) -> Code {
@@ -83,7 +88,7 @@ fn color_code(codes: &PieceCodes, c: Color) -> Code {
 }
 
 /// The 32-byte Huffman code of a standard shogi position with all 40 pieces.
-pub fn huffman_coded(pos: &Position) -> Result<[u8; 32], String> {
+pub fn huffman_coded(pos: &Position) -> Result<[u8; 32], SelfPlayError> {
     let v = pos.variant();
     let mut b = Bits {
         data: [0; 32],
@@ -91,7 +96,9 @@ pub fn huffman_coded(pos: &Position) -> Result<[u8; 32], String> {
     };
     b.put(u8::from(pos.side_to_move() == Color::Gote), 1)?;
     for c in Color::ALL {
-        let k = pos.king_square(c).ok_or("a king is missing")?;
+        let k = pos
+            .king_square(c)
+            .ok_or_else(|| hcpe("a king is missing"))?;
         b.put(dlshogi::square(k) as u8, 7)?;
     }
     // dlshogi's square order: file 1 first, each file from rank a down.
@@ -110,7 +117,7 @@ pub fn huffman_coded(pos: &Position) -> Result<[u8; 32], String> {
         let codes = BOARD_CODES
             .iter()
             .find(|c| c.0 == token)
-            .ok_or_else(|| format!("piece {token} is not a piece of standard shogi"))?;
+            .ok_or_else(|| hcpe(format!("piece {token} is not a piece of standard shogi")))?;
         let (value, bits) = color_code(codes, p.color());
         b.put(value, bits)?;
     }
@@ -118,7 +125,7 @@ pub fn huffman_coded(pos: &Position) -> Result<[u8; 32], String> {
         for codes in &HAND_CODES {
             let kind = v
                 .kind_by_letter(codes.0.chars().next().unwrap_or(' '), false)
-                .ok_or("a hand kind is missing")?;
+                .ok_or_else(|| hcpe("a hand kind is missing"))?;
             let (value, bits) = color_code(codes, c);
             for _ in 0..pos.hand_count(c, kind) {
                 b.put(value, bits)?;
@@ -126,10 +133,10 @@ pub fn huffman_coded(pos: &Position) -> Result<[u8; 32], String> {
         }
     }
     if b.at != 256 {
-        return Err(format!(
+        return Err(hcpe(format!(
             "{} bits: a position without all of standard shogi's 40 pieces",
             b.at
-        ));
+        )));
     }
     Ok(b.data)
 }
@@ -165,7 +172,7 @@ pub fn record(
     eval: i16,
     best: Move,
     result: GameResult,
-) -> Result<[u8; RECORD_LEN], String> {
+) -> Result<[u8; RECORD_LEN], SelfPlayError> {
     let mut r = [0u8; RECORD_LEN];
     r[..32].copy_from_slice(&huffman_coded(pos)?);
     r[32..34].copy_from_slice(&eval.to_le_bytes());
@@ -194,12 +201,14 @@ pub struct TargetPosition {
 pub fn target_positions(
     rec: &GameRecord,
     encoder: &Encoder,
-) -> Result<Vec<TargetPosition>, String> {
+) -> Result<Vec<TargetPosition>, SelfPlayError> {
     let v = encoder.variant();
-    let mut pos = Position::from_sfen(v, &rec.start_sfen).map_err(|e| e.to_string())?;
+    let mut pos = Position::from_sfen(v, &rec.start_sfen)?;
     let mut out = Vec::new();
     for (ply, (usi, target)) in rec.moves.iter().zip(&rec.targets).enumerate() {
-        let mv = pos.parse_usi(usi).map_err(|e| format!("ply {ply}: {e}"))?;
+        let mv = pos
+            .parse_usi(usi)
+            .map_err(|source| SelfPlayError::Move { ply, source })?;
         if let Some(t) = target {
             let legal = encoder.legal_indices(&pos);
             let best = t
@@ -208,7 +217,7 @@ pub fn target_positions(
                 .filter_map(|&(i, p)| legal.iter().find(|l| l.0 == i as usize).map(|l| (l.1, p)))
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .map(|(m, _)| m)
-                .ok_or(format!("ply {ply}: the policy target has no legal move"))?;
+                .ok_or_else(|| SelfPlayError::target(ply, "the policy target has no legal move"))?;
             out.push(TargetPosition {
                 position: pos.clone(),
                 best,

@@ -3,6 +3,7 @@
 //! their HCPE export, and the replay window.
 
 pub mod driver;
+mod error;
 pub mod hcpe;
 pub mod opening;
 pub mod replay;
@@ -12,6 +13,7 @@ pub mod server;
 pub use driver::{
     play_games, run_games, Control, GameStart, Inference, Mode, PlayStats, SelfPlayConfig,
 };
+pub use error::SelfPlayError;
 pub use opening::{random_openings, Opening, OpeningError};
 pub use replay::ReplayWindow;
 pub use samples::{

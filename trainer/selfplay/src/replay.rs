@@ -3,6 +3,7 @@
 //! A sample's WDL target is the game result for the side to move, optionally mixed with the
 //! search's root values ([`ValueTargets`]: lc0's `--q-ratio`, KataGo's short-term value).
 
+use crate::error::SelfPlayError;
 use crate::samples::GameRecord;
 use encoding::Encoder;
 use rules::{Color, Move, Position};
@@ -33,21 +34,30 @@ pub struct ValueTargets {
 
 impl ValueTargets {
     /// Checks ranges; errors name the key.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SelfPlayError> {
         if !(0.0..=1.0).contains(&self.q_ratio) {
-            return Err("q_ratio: must be in [0, 1]".into());
+            return Err(SelfPlayError::value_targets("q_ratio", "must be in [0, 1]"));
         }
         if !(0.0..=1.0).contains(&self.short_term_ratio) {
-            return Err("short_term_ratio: must be in [0, 1]".into());
+            return Err(SelfPlayError::value_targets(
+                "short_term_ratio",
+                "must be in [0, 1]",
+            ));
         }
         if self.q_ratio + self.short_term_ratio > 1.0 {
-            return Err(format!(
-                "short_term_ratio: q_ratio + short_term_ratio must be at most 1 (they are {} + {})",
-                self.q_ratio, self.short_term_ratio
+            return Err(SelfPlayError::value_targets(
+                "short_term_ratio",
+                format!(
+                    "q_ratio + short_term_ratio must be at most 1 (they are {} + {})",
+                    self.q_ratio, self.short_term_ratio
+                ),
             ));
         }
         if self.short_term_ratio > 0.0 && self.short_term_horizon == 0 {
-            return Err("short_term_ratio: needs short_term_horizon >= 1 (plies)".into());
+            return Err(SelfPlayError::value_targets(
+                "short_term_ratio",
+                "needs short_term_horizon >= 1 (plies)",
+            ));
         }
         Ok(())
     }
@@ -154,7 +164,7 @@ impl ReplayWindow {
     pub fn with_value_targets(
         encoder: Encoder,
         targets: ValueTargets,
-    ) -> Result<ReplayWindow, String> {
+    ) -> Result<ReplayWindow, SelfPlayError> {
         targets.validate()?;
         Ok(ReplayWindow {
             value_targets: targets,
@@ -189,25 +199,27 @@ impl ReplayWindow {
 
     /// Adds a game's samples (checks the moves against the rules, the targets' indices and
     /// root values: finite and in [-1, 1]).
-    pub fn add_game(&mut self, rec: &GameRecord) -> Result<(), String> {
+    pub fn add_game(&mut self, rec: &GameRecord) -> Result<(), SelfPlayError> {
         let v = self.encoder.variant().clone();
-        let start = Position::from_sfen(&v, &rec.start_sfen).map_err(|e| e.to_string())?;
+        let start = Position::from_sfen(&v, &rec.start_sfen)?;
         let mut pos = start.clone();
         let mut moves = Vec::with_capacity(rec.moves.len());
         let mut targets = Vec::new();
         let mut sides = Vec::new();
         let policy_len = self.encoder.policy_len() as u32;
         for (ply, (usi, target)) in rec.moves.iter().zip(&rec.targets).enumerate() {
-            let mv = pos.parse_usi(usi).map_err(|e| format!("ply {ply}: {e}"))?;
+            let mv = pos
+                .parse_usi(usi)
+                .map_err(|source| SelfPlayError::Move { ply, source })?;
             if let Some(t) = target {
                 if t.policy.iter().any(|&(i, _)| i >= policy_len) {
-                    return Err(format!("ply {ply}: policy index out of range"));
+                    return Err(SelfPlayError::target(ply, "policy index out of range"));
                 }
                 let lim = 1.0 + VALUE_TOLERANCE;
                 if !(-lim..=lim).contains(&t.value) {
-                    return Err(format!(
-                        "ply {ply}: root value {} is not in [-1, 1]",
-                        t.value
+                    return Err(SelfPlayError::target(
+                        ply,
+                        format!("root value {} is not in [-1, 1]", t.value),
                     ));
                 }
                 targets.push(StoredTarget {
@@ -667,7 +679,7 @@ mod tests {
             let (enc, mut rec) = game(VALUES, GameResult::Draw);
             rec.targets[2].as_mut().unwrap().value = bad;
             let mut w = ReplayWindow::new(enc);
-            let e = w.add_game(&rec).unwrap_err();
+            let e = w.add_game(&rec).unwrap_err().to_string();
             assert!(e.contains("ply 2") && e.contains("root value"), "{e}");
             assert!(w.is_empty());
         }
@@ -687,7 +699,8 @@ mod tests {
         let bad = |t: ValueTargets, key: &str| {
             let e = ReplayWindow::with_value_targets(enc.clone(), t)
                 .err()
-                .expect("refused");
+                .expect("refused")
+                .to_string();
             assert!(e.starts_with(key), "{e}");
         };
         let t = ValueTargets::default();
