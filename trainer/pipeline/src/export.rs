@@ -58,13 +58,8 @@ pub fn export_hcpe(run: &Run, generations: RangeInclusive<u64>, out: &Path) -> R
             continue;
         }
         let path = shard.path(&run.dir);
-        let games = match selfplay::read_shard(&path) {
-            Ok((_, games)) => games,
-            Err(e) => {
-                eprintln!("warning: skipping {e}");
-                stats.skipped += 1;
-                continue;
-            }
+        let Some(games) = games_or_skip(&path, &mut stats.skipped) else {
+            continue;
         };
         for (i, game) in games.iter().enumerate() {
             let records = hcpe::target_positions(game, &run.encoder).and_then(|ps| {
@@ -94,6 +89,22 @@ pub fn export_hcpe(run: &Run, generations: RangeInclusive<u64>, out: &Path) -> R
     }
     atomic_file::write_bytes(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
     Ok(stats)
+}
+
+/// The games of the shard at `path`, or None after a warning naming it (counted in `skipped`):
+/// exports read a damaged shard as a skipped one.
+pub(crate) fn games_or_skip(
+    path: &std::path::Path,
+    skipped: &mut u64,
+) -> Option<Vec<selfplay::GameRecord>> {
+    match selfplay::read_shard(path) {
+        Ok((_, games)) => Some(games),
+        Err(e) => {
+            eprintln!("warning: skipping {e}");
+            *skipped += 1;
+            None
+        }
+    }
 }
 
 #[cfg(test)]

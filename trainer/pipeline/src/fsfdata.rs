@@ -16,6 +16,7 @@
 //! within +-10000. The halfmove clock of the FEN counts as Fairy-Stockfish does: plies since
 //! the last capture, drop or promotion (a Kyoto piece turning over is none).
 
+use crate::export::games_or_skip;
 use crate::export::ExportStats;
 use crate::run::Run;
 use crate::store;
@@ -108,13 +109,8 @@ pub fn for_each_sample(
     }
     for shard in shards {
         let path = shard.path(&run.dir);
-        let games = match selfplay::read_shard(&path) {
-            Ok((_, games)) => games,
-            Err(e) => {
-                eprintln!("warning: skipping {e}");
-                stats.skipped += 1;
-                continue;
-            }
+        let Some(games) = games_or_skip(&path, &mut stats.skipped) else {
+            continue;
         };
         for (i, game) in games.iter().enumerate() {
             let mut n = 0;
