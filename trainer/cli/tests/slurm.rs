@@ -169,7 +169,9 @@ device = "cpu"
 generations = 4
 games_per_generation = {CAP}
 steps_per_generation = 20
-min_samples = 50
+# One sample is enough to start: with more, short games could leave generation 0 below it after
+# its quota, and workers rightly play on past the cap (the count below would not hold).
+min_samples = 1
 [selfplay]
 parallel_games = 4
 threads = 1
