@@ -92,12 +92,7 @@ impl Searcher {
     fn evaluate(&mut self, pos: &Position, moves: &[Move]) -> Result<(&[f32], [f32; 3])> {
         let r = &mut self.request;
         r.clear();
-        self.encoder
-            .encode(pos, r.add_position(self.encoder.input_len()));
-        for &mv in moves {
-            r.moves.push(self.encoder.move_to_index(pos, mv) as u32);
-        }
-        r.end_position();
+        rounds::add_leaf(&self.encoder, r, pos, moves);
         self.net.evaluate_request(r)?;
         let wdl = *r.wdl.first().context("the evaluator returned nothing")?;
         Ok((&r.logits, wdl))
@@ -181,12 +176,16 @@ impl Driver for Timed<'_> {
             .is_some_and(|(started, t)| started.elapsed() >= t)
     }
 
-    fn expand(&mut self, search: &mut Search) -> Result<()> {
-        let (logits, wdl) = self
-            .searcher
-            .evaluate(search.leaf_position(), search.leaf_moves())?;
-        search.expand(logits, wdl);
-        Ok(())
+    fn batch(&self) -> usize {
+        1
+    }
+
+    fn encoder(&self) -> &Encoder {
+        &self.searcher.encoder
+    }
+
+    fn evaluate(&mut self, r: &mut Request) -> Result<()> {
+        Ok(self.searcher.net.evaluate_request(r)?)
     }
 }
 

@@ -456,10 +456,11 @@ fn model_run_and_ladder_lists_are_the_files() {
 // USI options (README, "In a shogi GUI").
 
 #[test]
-fn usi_hash_defaults_to_1024_mib_and_ponder_to_off() {
+fn usi_hash_ponder_and_minibatch_defaults() {
     let readme = prose("README.md");
     assert!(readme.contains("`USI_Hash` (MiB, default 1024)"));
     assert!(readme.contains("`USI_Ponder` (default off)"));
+    assert!(readme.contains("`MinibatchSize` (default 16)"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
         .args(["usi", "--variant", "minishogi"])
         .stdin(Stdio::piped())
@@ -487,6 +488,10 @@ fn usi_hash_defaults_to_1024_mib_and_ponder_to_off() {
     assert_eq!(
         option("USI_Ponder"),
         "option name USI_Ponder type check default false"
+    );
+    assert_eq!(
+        option("MinibatchSize"),
+        "option name MinibatchSize type spin default 16 min 1 max 1024"
     );
 }
 

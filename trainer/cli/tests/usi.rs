@@ -182,6 +182,7 @@ fn handshake_options_and_a_node_limited_search() {
         "option name Algorithm type combo",
         "option name USI_Hash type spin",
         "option name USI_Ponder type check",
+        "option name MinibatchSize type spin default 16",
     ] {
         assert!(
             lines.iter().any(|l| l.starts_with(opt)),
@@ -205,6 +206,13 @@ fn handshake_options_and_a_node_limited_search() {
     let (lines, best) = e.go("go", QUICK);
     assert_eq!(field(&last_info(&lines), "nodes"), "30");
     legal(&after(&variant("shogi"), "7g7f 3c3d"), &best);
+    // Batched or one leaf at a time, the budget is exact.
+    for batch in ["1", "7"] {
+        e.send(&format!("setoption name MinibatchSize value {batch}"));
+        let (lines, best) = e.go("go nodes 40", QUICK);
+        assert_eq!(field(&last_info(&lines), "nodes"), "40", "batch {batch}");
+        legal(&after(&variant("shogi"), "7g7f 3c3d"), &best);
+    }
     e.quit();
 }
 

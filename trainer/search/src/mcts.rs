@@ -15,6 +15,7 @@
 //! ```
 
 use crate::config::SearchConfig;
+use crate::evaluator::Request;
 use crate::parts::{completed_q, completion, parts_for, Ctx, Parts, RootStats};
 use crate::rng::Rng;
 use crate::tree::{NodeState, Tree, NONE};
@@ -89,6 +90,53 @@ pub struct Search {
     leaf_moves: Vec<Move>,
     /// The algorithm's root preparation, selection rules and outputs.
     parts: Box<dyn Parts>,
+    /// Leaves of [`Search::select_batch`] waiting for [`Search::expand_batch`].
+    batch: Batch,
+}
+
+/// The leaves of one batched descent: their paths and legal moves back to back.
+#[derive(Default)]
+struct Batch {
+    /// Path nodes of every leaf, root first, leaf last.
+    nodes: Vec<u32>,
+    /// Path edges of every leaf.
+    edges: Vec<u32>,
+    /// Legal moves of every leaf.
+    moves: Vec<Move>,
+    /// Per leaf: the ends of its runs in `nodes`, `edges` and `moves`.
+    ends: Vec<[u32; 3]>,
+}
+
+impl Batch {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The runs of leaf `i` in `nodes`, `edges` and `moves`.
+    fn ranges(&self, i: usize) -> [std::ops::Range<usize>; 3] {
+        let start = if i == 0 { [0; 3] } else { self.ends[i - 1] };
+        let end = self.ends[i];
+        [0, 1, 2].map(|k| start[k] as usize..end[k] as usize)
+    }
+
+    fn has_leaf(&self, node: u32) -> bool {
+        (0..self.len()).any(|i| self.nodes[self.ends[i][0] as usize - 1] == node)
+    }
+
+    fn clear(&mut self) {
+        self.nodes.clear();
+        self.edges.clear();
+        self.moves.clear();
+        self.ends.clear();
+    }
+}
+
+/// What one descent found.
+enum Descent {
+    /// A terminal position, scored by the rules and backed up (the path is unwound).
+    Scored,
+    /// An unexpanded leaf: the working position is there and its legal moves are generated.
+    Leaf,
 }
 
 impl Search {
@@ -113,6 +161,7 @@ impl Search {
             pending: false,
             leaf_moves: Vec::with_capacity(256),
             parts: parts_for(config.algorithm),
+            batch: Batch::default(),
             config,
         }
     }
@@ -182,6 +231,20 @@ impl Search {
             self.pending = true;
             return true;
         }
+        match self.descend() {
+            Descent::Scored => false,
+            Descent::Leaf => {
+                self.pending = true;
+                true
+            }
+        }
+    }
+
+    /// Descends from the expanded root to a leaf, scoring a terminal one on the way.
+    fn descend(&mut self) -> Descent {
+        self.path_nodes.clear();
+        self.path_edges.clear();
+        self.path_nodes.push(0);
         let mut node = 0u32;
         loop {
             let e = if node == 0 {
@@ -204,7 +267,7 @@ impl Search {
                     let v = self.tree.raw_value[child as usize];
                     self.backup(v, terminal_wdl(v));
                     self.unwind();
-                    return false;
+                    return Descent::Scored;
                 }
                 NodeState::Unexpanded => {
                     self.pos.generate_legal(&mut self.leaf_moves);
@@ -216,11 +279,10 @@ impl Search {
                             self.tree.raw_value[c] = v;
                             self.backup(v, terminal_wdl(v));
                             self.unwind();
-                            return false;
+                            return Descent::Scored;
                         }
                     }
-                    self.pending = true;
-                    return true;
+                    return Descent::Leaf;
                 }
             }
         }
@@ -258,13 +320,102 @@ impl Search {
         }
     }
 
+    /// Descends to up to `max` leaves before any is evaluated, so that one network call
+    /// serves them all (lc0's minibatch): each descent leaves a virtual loss on its path (one
+    /// visit counted as a loss for the mover at every edge), which sends the next one
+    /// elsewhere. `leaf(position, legal_moves)` is called for each leaf in turn while the
+    /// search stands there (encode it then); answer them, in that order, with
+    /// [`expand_batch`](Self::expand_batch). Terminal leaves are scored on the way. The
+    /// batch ends early at a leaf already in it, where a Gumbel halving phase ends (its cut
+    /// must see real values, not virtual losses) and when the budget is spent. A fresh root
+    /// is a batch of one. Returns the number of leaves (0: nothing to evaluate; check
+    /// [`finished`](Self::finished)).
+    ///
+    /// Panics while a leaf of [`select`](Self::select) or a batch is pending.
+    pub fn select_batch(&mut self, max: usize, mut leaf: impl FnMut(&Position, &[Move])) -> usize {
+        assert!(
+            !self.pending && self.batch.len() == 0,
+            "Search::select_batch: leaves are pending"
+        );
+        if self.finished() {
+            return 0;
+        }
+        if self.tree.state[0] != NodeState::Expanded {
+            self.pos.generate_legal(&mut self.leaf_moves);
+            leaf(&self.pos, &self.leaf_moves);
+            self.path_nodes.clear();
+            self.path_nodes.push(0);
+            self.path_edges.clear();
+            self.push_batch_leaf();
+            return 1;
+        }
+        while self.batch.len() < max && !self.finished() {
+            if self.batch.len() > 0 && self.parts.phase_over() {
+                break;
+            }
+            if let Descent::Leaf = self.descend() {
+                let node = *self.path_nodes.last().expect("path has the leaf");
+                if self.batch.has_leaf(node) {
+                    self.take_back_path();
+                    break;
+                }
+                leaf(&self.pos, &self.leaf_moves);
+                self.push_batch_leaf();
+                self.take_back_path();
+            }
+        }
+        self.batch.len()
+    }
+
+    /// Expands the leaves of the last [`select_batch`](Self::select_batch) with the answers
+    /// of `r` (position `i` answers leaf `i`: the logits of its legal moves in the order
+    /// given, and its WDL) and backs their values up, the virtual losses taken back.
+    ///
+    /// Panics when `r` does not answer the batch.
+    pub fn expand_batch(&mut self, r: &Request) {
+        assert_eq!(
+            r.len(),
+            self.batch.len(),
+            "Search::expand_batch: one answer a leaf"
+        );
+        assert_eq!(r.wdl.len(), r.len(), "Search::expand_batch: one WDL a leaf");
+        self.take_back_virtual_losses();
+        let mut b = std::mem::take(&mut self.batch);
+        let mut root = false;
+        for i in 0..b.len() {
+            let [nodes, edges, moves] = b.ranges(i);
+            let logits = &r.logits[r.range(i)];
+            assert_eq!(
+                logits.len(),
+                moves.len(),
+                "Search::expand_batch: one logit per leaf move"
+            );
+            let (nodes, edges) = (&b.nodes[nodes], &b.edges[edges]);
+            let leaf = *nodes.last().expect("path has the leaf");
+            let wdl = r.wdl[i];
+            let value = wdl[0] - wdl[2];
+            self.tree.expand(leaf, &b.moves[moves], logits, value);
+            backup_along(&mut self.tree, nodes, edges, value, wdl);
+            if !edges.is_empty() {
+                self.done += 1;
+            }
+            root |= leaf == 0;
+        }
+        b.clear();
+        self.batch = b;
+        if root && self.started {
+            self.init_root();
+        }
+    }
+
     /// Whether the started budget is spent (also true before the first `start` after `new` or
-    /// `play`, and as soon as the root turns out to have a single legal move).
+    /// `play`, and as soon as the root turns out to have a single legal move). Leaves of a
+    /// pending batch count as spent.
     pub fn finished(&self) -> bool {
         if !self.started {
             return true;
         }
-        self.root_ready && (self.done >= self.budget || self.tree.num_edges[0] <= 1)
+        self.root_ready && (self.spent() >= self.budget || self.tree.num_edges[0] <= 1)
     }
 
     /// The root statistics, training target and chosen move.
@@ -363,11 +514,53 @@ impl Search {
 
     // ---- internals ----
 
-    /// Drops a pending leaf (the node stays unexpanded and is evaluated when reached again).
+    /// Drops a pending leaf or batch (the nodes stay unexpanded and are evaluated when
+    /// reached again).
     fn abandon_leaf(&mut self) {
         if self.pending {
             self.unwind();
             self.pending = false;
+        }
+        self.take_back_virtual_losses();
+        self.batch.clear();
+    }
+
+    /// Simulations done plus those of a pending batch.
+    fn spent(&self) -> u32 {
+        // A batch of the fresh root alone adds no simulation.
+        let in_flight = if self.batch.edges.is_empty() {
+            0
+        } else {
+            self.batch.len()
+        };
+        self.done + in_flight as u32
+    }
+
+    /// Records the current path and leaf moves as a batch leaf, with its virtual loss.
+    fn push_batch_leaf(&mut self) {
+        let b = &mut self.batch;
+        b.nodes.extend_from_slice(&self.path_nodes);
+        b.edges.extend_from_slice(&self.path_edges);
+        b.moves.extend_from_slice(&self.leaf_moves);
+        b.ends
+            .push([b.nodes.len(), b.edges.len(), b.moves.len()].map(|n| n as u32));
+        virtual_loss(&mut self.tree, &self.path_nodes, &self.path_edges, 1);
+    }
+
+    /// Takes back the moves of the current path without counting a simulation.
+    fn take_back_path(&mut self) {
+        for _ in 0..self.path_edges.len() {
+            self.pos.unmake_move();
+        }
+        self.path_edges.clear();
+    }
+
+    /// Removes the virtual losses of the pending batch's paths.
+    fn take_back_virtual_losses(&mut self) {
+        let b = &self.batch;
+        for i in 0..b.len() {
+            let [nodes, edges, _] = b.ranges(i);
+            virtual_loss(&mut self.tree, &b.nodes[nodes], &b.edges[edges], -1);
         }
     }
 
@@ -395,25 +588,13 @@ impl Search {
 
     /// Adds `value`/`wdl` (side to move at the leaf) along the path, flipping at every ply.
     fn backup(&mut self, value: f32, wdl: [f32; 3]) {
-        let t = &mut self.tree;
-        let mut v = value;
-        let mut w = wdl;
-        for i in (0..self.path_nodes.len()).rev() {
-            let n = self.path_nodes[i] as usize;
-            t.visits[n] += 1;
-            t.value_sum[n] += v;
-            let s = &mut t.wdl_sum[n];
-            s[0] += w[0];
-            s[1] += w[1];
-            s[2] += w[2];
-            if i > 0 {
-                let e = self.path_edges[i - 1] as usize;
-                t.edge_visits[e] += 1;
-                t.edge_value_sum[e] -= v;
-            }
-            v = -v;
-            w = [w[2], w[1], w[0]];
-        }
+        backup_along(
+            &mut self.tree,
+            &self.path_nodes,
+            &self.path_edges,
+            value,
+            wdl,
+        );
     }
 
     /// What the algorithm's parts read: the tree and the settings.
@@ -440,7 +621,8 @@ impl Search {
             tree: &self.tree,
             config: &self.config,
         };
-        self.parts.select_root(cx, self.budget - self.done)
+        let remaining = self.budget.saturating_sub(self.spent());
+        self.parts.select_root(cx, remaining)
     }
 
     fn select_interior_edge(&mut self, node: u32) -> usize {
@@ -449,6 +631,43 @@ impl Search {
             config: &self.config,
         };
         self.parts.select_interior(cx, node)
+    }
+}
+
+/// Adds `value`/`wdl` (side to move at the leaf, the last of `nodes`) along a path of `nodes`
+/// joined by `edges`, flipping at every ply.
+fn backup_along(t: &mut Tree, nodes: &[u32], edges: &[u32], value: f32, wdl: [f32; 3]) {
+    let mut v = value;
+    let mut w = wdl;
+    for i in (0..nodes.len()).rev() {
+        let n = nodes[i] as usize;
+        t.visits[n] += 1;
+        t.value_sum[n] += v;
+        let s = &mut t.wdl_sum[n];
+        s[0] += w[0];
+        s[1] += w[1];
+        s[2] += w[2];
+        if i > 0 {
+            let e = edges[i - 1] as usize;
+            t.edge_visits[e] += 1;
+            t.edge_value_sum[e] -= v;
+        }
+        v = -v;
+        w = [w[2], w[1], w[0]];
+    }
+}
+
+/// Adds (`sign` 1) or removes (-1) a virtual loss on a path: a visit of every node and edge,
+/// each edge's a loss for the mover who takes it. Node values are left alone (selection reads
+/// the edges).
+fn virtual_loss(t: &mut Tree, nodes: &[u32], edges: &[u32], sign: i32) {
+    for &n in nodes {
+        t.visits[n as usize] = t.visits[n as usize].wrapping_add_signed(sign);
+    }
+    for &e in edges {
+        let e = e as usize;
+        t.edge_visits[e] = t.edge_visits[e].wrapping_add_signed(sign);
+        t.edge_value_sum[e] -= sign as f32;
     }
 }
 
@@ -528,4 +747,87 @@ fn sample_weighted(result: &SearchResult, weights: &[f64], temperature: f32, rng
         }
     }
     last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rules::Variant;
+    use std::sync::Arc;
+
+    /// Every expanded node's visits are its own evaluation plus its edges' visits; every
+    /// edge's statistics are its child's, from the parent's side.
+    fn assert_consistent(t: &Tree) {
+        for n in 0..t.num_nodes() {
+            if t.state[n] != NodeState::Expanded {
+                continue;
+            }
+            let edges = t.edges(n as u32);
+            let below: u32 = t.edge_visits[edges.clone()].iter().sum();
+            assert_eq!(t.visits[n], below + 1, "node {n}");
+            for e in edges {
+                let c = t.child[e];
+                if c == NONE {
+                    assert_eq!(t.edge_visits[e], 0);
+                    continue;
+                }
+                assert_eq!(t.edge_visits[e], t.visits[c as usize], "edge {e}");
+                let (ev, cv) = (t.edge_value_sum[e], t.value_sum[c as usize]);
+                assert!((ev + cv).abs() < 1e-3, "edge {e}: {ev} against {cv}");
+            }
+        }
+    }
+
+    fn answer(s: &mut Search, max: usize) -> usize {
+        let mut r = Request::default();
+        let n = s.select_batch(max, |p, moves| {
+            r.add_position(0);
+            r.moves.extend(0..moves.len() as u32);
+            r.end_position();
+            r.logits.extend(moves.iter().map(|m| (m.to() as f32).sin()));
+            let v = (p.ply() as f32 * 0.37).sin() * 0.5;
+            r.wdl.push([0.5 + v / 2.0, 0.0, 0.5 - v / 2.0]);
+        });
+        if n > 0 {
+            s.expand_batch(&r);
+        }
+        n
+    }
+
+    #[test]
+    fn virtual_losses_leave_no_trace() {
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        for algorithm in [crate::Algorithm::Puct, crate::Algorithm::Gumbel] {
+            let config = SearchConfig {
+                algorithm,
+                ..SearchConfig::default()
+            };
+            let mut s = Search::new(config, Position::start(v.clone()), 1);
+            s.start(300, true);
+            while !s.finished() {
+                answer(&mut s, 12);
+            }
+            assert_consistent(&s.tree);
+            assert_eq!(s.root_visits(), 301);
+            // A batch abandoned by a new start leaves its nodes unexpanded and no visit.
+            s.start(40, false);
+            let mut r = Request::default();
+            let n = s.select_batch(8, |_, moves| {
+                r.moves.extend(0..moves.len() as u32);
+            });
+            assert!(n > 1, "{algorithm:?}: {n} leaves");
+            s.start(40, false);
+            assert_consistent(&s.tree);
+            assert_eq!(s.root_visits(), 301);
+            while !s.finished() {
+                answer(&mut s, 8);
+            }
+            assert_consistent(&s.tree);
+            assert_eq!(s.root_visits(), 341);
+            // Playing a move keeps a consistent subtree.
+            let best = s.result().best;
+            s.play(best);
+            assert_consistent(&s.tree);
+        }
+    }
 }

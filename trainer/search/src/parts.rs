@@ -42,6 +42,11 @@ pub(crate) trait Parts: Send {
     fn init_root(&mut self, cx: Ctx, budget: u32, noise: bool, rng: &mut Rng);
     /// The root edge the next simulation takes; `remaining` simulations are left.
     fn select_root(&mut self, cx: Ctx, remaining: u32) -> usize;
+    /// Whether the next root selection starts a new stage whose choice reads the values so
+    /// far (a Gumbel halving cut): a batched descent stops there.
+    fn phase_over(&self) -> bool {
+        false
+    }
     /// The edge a simulation takes at an expanded interior `node`.
     fn select_interior(&mut self, cx: Ctx, node: u32) -> usize;
     /// The search's result; `root_ready`: the root was prepared for the current search.
@@ -311,6 +316,10 @@ impl Parts for Gumbel {
         let a = self.queue[self.queue_pos];
         self.queue_pos += 1;
         cx.tree.first_edge[0] as usize + a as usize
+    }
+
+    fn phase_over(&self) -> bool {
+        self.queue_pos >= self.queue.len()
     }
 
     /// Gumbel MuZero interior selection: argmax pi'(a) - N(a) / (1 + sum N),

@@ -2,7 +2,7 @@
 //! protocol exactly as the self-play driver drives it.
 
 use rules::{Color, EndReason, Move, Position, Variant};
-use search::{sample_move, sample_policy, Algorithm, Search, SearchConfig, SearchResult};
+use search::{sample_move, sample_policy, Algorithm, Request, Search, SearchConfig, SearchResult};
 use std::sync::Arc;
 
 fn minishogi() -> Arc<Variant> {
@@ -81,6 +81,39 @@ fn run(search: &mut Search, simulations: u32, noise: bool, eval: Eval) -> (Searc
     }
     assert!(!search.select(), "select after finished");
     (search.result(), evals)
+}
+
+/// Runs one full search in batches of up to `batch` leaves; returns the result and the
+/// batches' sizes.
+fn run_batched(
+    search: &mut Search,
+    simulations: u32,
+    noise: bool,
+    eval: Eval,
+    batch: usize,
+) -> (SearchResult, Vec<usize>) {
+    search.start(simulations, noise);
+    let mut sizes = Vec::new();
+    let mut r = Request::default();
+    while !search.finished() {
+        r.clear();
+        let n = search.select_batch(batch, |p, moves| {
+            let (logits, wdl) = eval(p, moves);
+            r.add_position(0);
+            let base = r.moves.len() as u32;
+            r.moves.extend((0..moves.len() as u32).map(|i| i + base));
+            r.end_position();
+            r.logits.extend(logits);
+            r.wdl.push(wdl);
+        });
+        assert!(n <= batch);
+        if n > 0 {
+            search.expand_batch(&r);
+            sizes.push(n);
+        }
+        assert!(sizes.len() < 1_000_000, "search does not finish");
+    }
+    (search.result(), sizes)
 }
 
 /// Whether `mv` ends the game at once in the mover's favour (minishogi: checkmate, or
@@ -483,6 +516,77 @@ fn bench_simulations_per_second() {
                 "{algorithm:?} {sims} sims/move: {:.0} simulations/s",
                 total as f64 / secs
             );
+        }
+    }
+}
+
+#[test]
+fn batched_searches_add_up_and_fill_their_batches() {
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        for batch in [1usize, 4, 16] {
+            for sims in [1u32, 3, 16, 100, 400] {
+                let mut s = Search::new(config(algorithm, sims), pos(START), 4);
+                let (r, sizes) = run_batched(&mut s, sims, true, material, batch);
+                check_result(&r);
+                let total: u32 = r.visits.iter().sum();
+                assert_eq!(
+                    total, sims,
+                    "{algorithm:?} batch {batch}, {sims} simulations"
+                );
+                assert_eq!(s.root_visits(), sims + 1);
+                assert_eq!(sizes[0], 1, "the fresh root alone");
+                let evals: usize = sizes.iter().sum();
+                assert!(evals <= sims as usize + 1);
+                if sims >= 100 {
+                    // Most simulations share a batch with others.
+                    let mean = (evals - 1) as f64 / (sizes.len() - 1) as f64;
+                    assert!(
+                        mean >= batch as f64 / 2.0,
+                        "{algorithm:?} batch {batch}: {mean} leaves a batch"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn batched_searches_find_what_single_ones_find() {
+    let p = pos(MATE_IN_1);
+    let mut s = Search::new(config(Algorithm::Puct, 400), p.clone(), 1);
+    let (r, _) = run_batched(&mut s, 400, false, uniform, 8);
+    assert!(is_mate(&p, r.best), "PUCT best {:?}", r.best);
+    assert!(r.root_value > 0.8, "PUCT root value {}", r.root_value);
+    let c = SearchConfig {
+        gumbel_considered: 64,
+        ..config(Algorithm::Gumbel, 200)
+    };
+    let mut s = Search::new(c, p.clone(), 2);
+    let (r, _) = run_batched(&mut s, 200, true, uniform, 8);
+    assert!(is_mate(&p, r.best), "Gumbel best {:?}", r.best);
+    let free_rook = pos(FREE_ROOK);
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let mut single = Search::new(config(algorithm, 64), free_rook.clone(), 3);
+        let (want, _) = run(&mut single, 64, false, material);
+        let mut s = Search::new(config(algorithm, 64), free_rook.clone(), 3);
+        let (r, _) = run_batched(&mut s, 64, false, material, 8);
+        assert_eq!(r.best, want.best, "{algorithm:?}");
+        assert!(r.root_value > 0.3, "{algorithm:?}: {}", r.root_value);
+    }
+}
+
+#[test]
+fn a_batch_of_one_is_the_single_leaf_search() {
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let mut a = Search::new(config(algorithm, 50), pos(START), 7);
+        let mut b = Search::new(config(algorithm, 50), pos(START), 7);
+        let (ra, _) = run(&mut a, 50, true, material);
+        let (rb, sizes) = run_batched(&mut b, 50, true, material, 1);
+        assert!(sizes.iter().all(|&n| n == 1));
+        assert_eq!(ra.visits, rb.visits, "{algorithm:?}");
+        assert_eq!(ra.best, rb.best, "{algorithm:?}");
+        for (x, y) in ra.q.iter().zip(&rb.q) {
+            assert!((x - y).abs() < 1e-5, "{algorithm:?}: q {x} against {y}");
         }
     }
 }

@@ -54,7 +54,7 @@ use anyhow::{bail, Context, Result};
 use encoding::{Encoder, Precision};
 use go::{parse_go, resolve_limits, GoParams};
 use model::{check_encoding, open_evaluator, read_meta, Device, ModelMeta};
-use options::{Options, DEFAULT_HASH_MIB, DEFAULT_SIMULATIONS};
+use options::{Options, DEFAULT_HASH_MIB, DEFAULT_MINIBATCH, DEFAULT_SIMULATIONS};
 use rules::{Position, Variant};
 use search::{Algorithm, Evaluator, SearchConfig, UniformEvaluator};
 use std::io::BufRead;
@@ -188,6 +188,7 @@ impl UsiEngine {
                 algorithm: Algorithm::Gumbel,
                 hash_mib: DEFAULT_HASH_MIB,
                 ponder: false,
+                minibatch: DEFAULT_MINIBATCH,
             },
             search: None,
         })
@@ -402,6 +403,7 @@ impl UsiEngine {
             started,
             hash_bytes: u64::from(self.opts.hash_mib) << 20,
             ponder_reply: self.opts.ponder,
+            minibatch: self.opts.minibatch as usize,
         };
         let (c, d, out) = (control.clone(), done.clone(), self.out.clone());
         let spawned = std::thread::Builder::new()

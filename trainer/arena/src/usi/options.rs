@@ -15,6 +15,10 @@ pub(super) const DEFAULT_SIMULATIONS: u32 = 200;
 const MAX_SIMULATIONS_OPTION: u32 = 100_000_000;
 /// Default of the `USI_Hash` option (MiB).
 pub(super) const DEFAULT_HASH_MIB: u32 = 1024;
+/// Default of the `MinibatchSize` option: leaves a network call evaluates at most.
+pub(super) const DEFAULT_MINIBATCH: u32 = 16;
+/// Upper bound of the `MinibatchSize` option.
+const MAX_MINIBATCH: u32 = 1024;
 /// Upper bound of the `USI_Hash` option (MiB).
 const MAX_HASH_MIB: u32 = 1 << 20;
 
@@ -29,6 +33,9 @@ pub(super) struct Options {
     pub(super) hash_mib: u32,
     /// `USI_Ponder`: name the expected reply in `bestmove ... ponder`.
     pub(super) ponder: bool,
+    /// `MinibatchSize`: leaves gathered (with virtual losses) for one network call; 1
+    /// evaluates them one at a time.
+    pub(super) minibatch: u32,
 }
 
 impl UsiEngine {
@@ -70,6 +77,10 @@ impl UsiEngine {
         self.out.send(&format!(
             "option name Algorithm type combo default {} var gumbel var puct",
             algorithm_name(self.opts.algorithm)
+        ));
+        self.out.send(&format!(
+            "option name MinibatchSize type spin default {} min 1 max {MAX_MINIBATCH}",
+            self.opts.minibatch
         ));
         self.out.send(&format!(
             "option name USI_Hash type spin default {} min 1 max {MAX_HASH_MIB}",
@@ -157,6 +168,7 @@ impl UsiEngine {
                     other => bail!("Algorithm {other:?}: expected gumbel or puct"),
                 }
             }
+            "minibatchsize" => self.opts.minibatch = parse_spin(&need(value)?, 1, MAX_MINIBATCH)?,
             "usi_hash" => self.opts.hash_mib = parse_spin(&need(value)?, 1, MAX_HASH_MIB)?,
             "usi_ponder" => {
                 self.opts.ponder = match need(value)?.as_str() {

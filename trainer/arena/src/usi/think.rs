@@ -7,7 +7,7 @@ use crate::rounds::{self, Driver, Rounds};
 use anyhow::{Context, Result};
 use encoding::Encoder;
 use rules::{Move, Position};
-use search::{Algorithm, Evaluator, Search, SearchConfig, SearchResult};
+use search::{Algorithm, Evaluator, Request, Search, SearchConfig, SearchResult};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -70,6 +70,8 @@ pub(crate) struct Job {
     pub(crate) hash_bytes: u64,
     /// Name the expected reply (`bestmove X ponder Y`).
     pub(crate) ponder_reply: bool,
+    /// `MinibatchSize`: leaves one network call evaluates at most.
+    pub(crate) minibatch: usize,
 }
 
 pub(crate) fn search_thread(
@@ -136,29 +138,18 @@ impl Phase {
     }
 }
 
-/// Evaluates `pos` and writes the policy logits of `moves` into `logits`; returns the WDL.
+/// Evaluates `pos` and returns the policy logits of `moves` and the WDL.
 fn evaluate(
     net: &mut dyn Evaluator,
     enc: &Encoder,
     pos: &Position,
     moves: &[Move],
-    input: &mut Vec<f32>,
-    logits: &mut Vec<f32>,
-) -> Result<[f32; 3]> {
-    input.resize(enc.input_len(), 0.0);
-    enc.encode(pos, input);
-    let out = net.evaluate(input, 1)?;
-    let e = out
-        .into_iter()
-        .next()
-        .context("the evaluator returned nothing")?;
-    logits.clear();
-    logits.extend(
-        moves
-            .iter()
-            .map(|&mv| e.policy_logits[enc.move_to_index(pos, mv)]),
-    );
-    Ok(e.wdl)
+) -> Result<(Vec<f32>, [f32; 3])> {
+    let mut r = Request::default();
+    rounds::add_leaf(enc, &mut r, pos, moves);
+    net.evaluate_request(&mut r)?;
+    let wdl = *r.wdl.first().context("the evaluator returned nothing")?;
+    Ok((r.logits, wdl))
 }
 
 /// Leaf depth statistics (plies below the root).
@@ -208,8 +199,6 @@ fn think(job: &Job, net: &mut dyn Evaluator, control: &Control, out: &Out) -> Re
         depth: DepthStats::default(),
         last_info: Instant::now(),
         last_early_check: Instant::now(),
-        input: Vec::new(),
-        logits: Vec::new(),
     };
     rounds::run(&mut search, rounds, &mut driver)?;
     let result = search.result();
@@ -234,8 +223,7 @@ fn think(job: &Job, net: &mut dyn Evaluator, control: &Control, out: &Out) -> Re
 fn first_choice(job: &Job, net: &mut dyn Evaluator, out: &Out) -> Result<String> {
     let pos = &job.position;
     let legal = pos.legal_moves();
-    let (mut input, mut logits) = (Vec::new(), Vec::new());
-    let wdl = evaluate(net, &job.encoder, pos, &legal, &mut input, &mut logits)?;
+    let (logits, wdl) = evaluate(net, &job.encoder, pos, &legal)?;
     let i = (0..legal.len())
         .max_by(|&a, &b| logits[a].total_cmp(&logits[b]))
         .expect("moves");
@@ -268,8 +256,6 @@ struct Thinking<'a> {
     depth: DepthStats,
     last_info: Instant,
     last_early_check: Instant,
-    input: Vec<f32>,
-    logits: Vec<f32>,
 }
 
 impl Thinking<'_> {
@@ -338,24 +324,23 @@ impl Driver for Thinking<'_> {
         self.decided_early(search, on_clock)
     }
 
-    fn expand(&mut self, search: &mut Search) -> Result<()> {
-        let leaf = search.leaf_position();
+    fn batch(&self) -> usize {
+        self.job.minibatch
+    }
+
+    fn encoder(&self) -> &Encoder {
+        &self.job.encoder
+    }
+
+    fn on_leaf(&mut self, leaf: &Position) {
         let d = (leaf.ply() - self.job.position.ply()) as u32;
         if d > 0 {
             self.depth.add(d);
         }
-        let (input, logits) = (&mut self.input, &mut self.logits);
-        let enc = &*self.job.encoder;
-        let wdl = evaluate(
-            &mut *self.net,
-            enc,
-            leaf,
-            search.leaf_moves(),
-            input,
-            logits,
-        )?;
-        search.expand(logits, wdl);
-        Ok(())
+    }
+
+    fn evaluate(&mut self, r: &mut Request) -> Result<()> {
+        Ok(self.net.evaluate_request(r)?)
     }
 }
 
