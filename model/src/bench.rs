@@ -1,6 +1,7 @@
 //! Timing helpers for `trainer bench`: the bare training step, so benchmarks outside this crate
 //! never touch libtorch (the forward is timed through the `Evaluator` trait).
 
+use crate::device::TorchDevice;
 use crate::train::{Batch, Trainer};
 use std::time::Instant;
 use tch::{Kind, Tensor};

@@ -2,11 +2,12 @@
 //! state, counters, RNG state), all written atomically: to a temporary name, then renamed.
 
 use crate::config::{ModelConfig, TrainConfig};
+use crate::device::TorchDevice;
 use crate::error::{io_err, ModelError, Result};
 use crate::net::{NetShape, Network};
 use crate::optim::{Ema, Optimizer};
 use crate::train::{SplitMix, Trainer};
-use crate::Device;
+use crate::{Device, DeviceExt};
 use encoding::EncodingSpec;
 use rules::VariantSpec;
 use serde::{Deserialize, Serialize};

@@ -1,44 +1,23 @@
-//! Where networks run, as configs and flags name it; libtorch's device is made from it here
-//! only, so no other crate names libtorch.
+//! libtorch's side of the [`Device`] (whose spelling is the `encoding` crate's): whether this
+//! machine has it, what `auto` means here, and libtorch's device, made here only so that no
+//! other crate names libtorch.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use thiserror::Error;
+pub use encoding::{Device, DeviceError};
+use serde::{Deserialize, Deserializer};
 
-/// The device networks run on: configs and flags spell it `cpu`, `cuda` (the first GPU),
-/// `cuda:N` or `auto` (CUDA when this machine has it, else the CPU).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Device {
-    /// CUDA's first device when one is available, else the CPU.
-    #[default]
-    Auto,
-    /// The CPU.
-    Cpu,
-    /// The CUDA device of this index.
-    Cuda(usize),
-}
-
-/// A device that is not spelled right or that this machine does not have.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum DeviceError {
-    /// Not one of the spellings.
-    #[error("{0:?}: expected cpu, cuda, cuda:N or auto")]
-    Unknown(String),
-    /// `cuda` on a machine without CUDA.
-    #[error("cuda: no CUDA device is available")]
-    NoCuda,
-    /// `cuda:N` beyond the devices this machine has.
-    #[error("cuda:{index}: only {count} CUDA devices")]
-    Missing {
-        /// The index asked for.
-        index: usize,
-        /// CUDA devices available.
-        count: usize,
-    },
-}
-
-impl Device {
+/// What a [`Device`] is on this machine.
+pub trait DeviceExt: Sized {
     /// The concrete device: `Auto` becomes CUDA's first device or the CPU, the others stay.
-    pub fn resolved(self) -> Device {
+    fn resolved(self) -> Device;
+    /// Whether networks on this device run on CUDA.
+    fn is_cuda(&self) -> bool;
+    /// The device if this machine has it (`auto` and `cpu` always); else why not (`cuda` and
+    /// `cuda:0` on a machine without CUDA: [`DeviceError::NoCuda`]).
+    fn checked(self) -> Result<Device, DeviceError>;
+}
+
+impl DeviceExt for Device {
+    fn resolved(self) -> Device {
         match self {
             Device::Auto if tch::Cuda::is_available() => Device::Cuda(0),
             Device::Auto => Device::Cpu,
@@ -46,75 +25,57 @@ impl Device {
         }
     }
 
-    /// Whether networks on this device run on CUDA.
-    pub fn is_cuda(self) -> bool {
+    fn is_cuda(&self) -> bool {
         matches!(self.resolved(), Device::Cuda(_))
     }
 
-    /// libtorch's device.
-    pub(crate) fn torch(self) -> tch::Device {
+    fn checked(self) -> Result<Device, DeviceError> {
+        let Device::Cuda(index) = self else {
+            return Ok(self);
+        };
+        let count = tch::Cuda::device_count().max(0) as usize;
+        match (index, count) {
+            (0, 0) => Err(DeviceError::NoCuda),
+            _ if index >= count => Err(DeviceError::Missing { index, count }),
+            _ => Ok(self),
+        }
+    }
+}
+
+/// Parses a spelling and checks that this machine has the device (`cuda`, `cuda:N`), so that
+/// a device read from a flag is one networks can run on; `auto` always is.
+pub fn parse_device(s: &str) -> Result<Device, DeviceError> {
+    s.parse::<Device>()?.checked()
+}
+
+/// Reads a config's device as [`parse_device`] does (for `#[serde(deserialize_with)]`).
+pub fn deserialize_device<'de, D: Deserializer<'de>>(d: D) -> Result<Device, D::Error> {
+    Device::deserialize(d)?
+        .checked()
+        .map_err(serde::de::Error::custom)
+}
+
+/// libtorch's device of a [`Device`], and back.
+pub(crate) trait TorchDevice {
+    /// libtorch's device (`auto` resolved).
+    fn torch(self) -> tch::Device;
+    /// The device of libtorch's `d` (every device this crate makes is the CPU or CUDA).
+    fn of(d: tch::Device) -> Self;
+}
+
+impl TorchDevice for Device {
+    fn torch(self) -> tch::Device {
         match self.resolved() {
             Device::Cuda(n) => tch::Device::Cuda(n),
             _ => tch::Device::Cpu,
         }
     }
 
-    /// The device of libtorch's `d` (every device this crate makes is the CPU or CUDA).
-    pub(crate) fn of(d: tch::Device) -> Device {
+    fn of(d: tch::Device) -> Device {
         match d {
             tch::Device::Cuda(n) => Device::Cuda(n),
             _ => Device::Cpu,
         }
-    }
-}
-
-impl std::fmt::Display for Device {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Device::Auto => f.write_str("auto"),
-            Device::Cpu => f.write_str("cpu"),
-            Device::Cuda(n) => write!(f, "cuda:{n}"),
-        }
-    }
-}
-
-/// Parses a spelling and checks that this machine has the device (`cuda`, `cuda:N`), so that
-/// a device read from a config or a flag is one networks can run on; `auto` always is.
-impl std::str::FromStr for Device {
-    type Err = DeviceError;
-
-    fn from_str(s: &str) -> Result<Device, DeviceError> {
-        let count = || tch::Cuda::device_count().max(0) as usize;
-        match s {
-            "auto" => Ok(Device::Auto),
-            "cpu" => Ok(Device::Cpu),
-            "cuda" if tch::Cuda::is_available() => Ok(Device::Cuda(0)),
-            "cuda" => Err(DeviceError::NoCuda),
-            _ => match s
-                .strip_prefix("cuda:")
-                .and_then(|n| n.parse::<usize>().ok())
-            {
-                Some(index) if index < count() => Ok(Device::Cuda(index)),
-                Some(index) => Err(DeviceError::Missing {
-                    index,
-                    count: count(),
-                }),
-                None => Err(DeviceError::Unknown(s.to_string())),
-            },
-        }
-    }
-}
-
-impl Serialize for Device {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Device {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Device, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -123,35 +84,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn spellings_parse_and_print_back() {
-        for (s, d) in [("auto", Device::Auto), ("cpu", Device::Cpu)] {
-            assert_eq!(s.parse::<Device>(), Ok(d));
-            assert_eq!(d.to_string(), s);
-        }
-        assert_eq!(Device::Cuda(3).to_string(), "cuda:3");
-        assert_eq!(Device::default(), Device::Auto);
+    fn devices_resolve_and_convert() {
         assert_eq!(Device::Cpu.resolved(), Device::Cpu);
         assert_eq!(Device::Cuda(1).resolved(), Device::Cuda(1));
         assert!(!Device::Cpu.is_cuda() && Device::Cuda(0).is_cuda());
         assert_eq!(Device::of(tch::Device::Cuda(2)), Device::Cuda(2));
         assert_eq!(Device::Cuda(2).torch(), tch::Device::Cuda(2));
         assert_eq!(Device::Cpu.torch(), tch::Device::Cpu);
+        assert_eq!(parse_device("cpu"), Ok(Device::Cpu));
+        assert_eq!(parse_device("auto"), Ok(Device::Auto));
+        let e = parse_device("cuda:999").unwrap_err().to_string();
+        assert!(e.contains("cuda:999"), "{e}");
+        if !tch::Cuda::is_available() {
+            assert_eq!(parse_device("cuda"), Err(DeviceError::NoCuda));
+        }
     }
 
-    /// Configs hold the same spelling: `device = "auto"` reads and writes back as written.
+    /// A config's device this machine lacks is refused when the config is read.
     #[test]
-    fn serde_uses_the_spelling() {
-        #[derive(Serialize, Deserialize)]
+    fn configs_refuse_missing_devices() {
+        #[derive(serde::Deserialize)]
         struct C {
+            #[serde(deserialize_with = "deserialize_device")]
             device: Device,
         }
         let c: C = toml::from_str("device = \"auto\"").unwrap();
         assert_eq!(c.device, Device::Auto);
-        assert_eq!(toml::to_string(&c).unwrap().trim(), "device = \"auto\"");
         let e = toml::from_str::<C>("device = \"tpu\"").err().unwrap();
         assert!(
             e.message().contains("expected cpu, cuda, cuda:N or auto"),
             "{e}"
         );
+        assert!(toml::from_str::<C>("device = \"cuda:999\"").is_err());
     }
 }

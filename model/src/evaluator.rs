@@ -5,8 +5,9 @@
 //! buffer with an asynchronous copy, and only what the search asks for comes back: the logits
 //! of its legal moves and the WDL, in one small transfer.
 
+use crate::device::TorchDevice;
 use crate::net::{InferenceNet, NetShape, Network};
-use crate::Device;
+use crate::{Device, DeviceExt};
 use encoding::Precision;
 use search::{Evaluation, Evaluator, EvaluatorError, Request};
 use tch::{nn::VarStore, Kind, Tensor};

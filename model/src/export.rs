@@ -2,6 +2,7 @@
 //! safetensors copies, and ONNX through `scripts/export_onnx.py`.
 
 use crate::checkpoint::{write_atomic, ModelMeta};
+use crate::device::TorchDevice;
 use crate::error::{ModelError, Result};
 use crate::net::Network;
 use crate::Device;

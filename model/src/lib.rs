@@ -23,7 +23,7 @@ pub use checkpoint::{
     FORMAT_VERSION,
 };
 pub use config::{ModelConfig, OptimizerKind, Schedule, TrainConfig};
-pub use device::{Device, DeviceError};
+pub use device::{deserialize_device, parse_device, Device, DeviceError, DeviceExt};
 pub use error::{ModelError, Result};
 pub use evaluator::{inference_kind, open_evaluator, NetEvaluator};
 pub use export::{export_onnx, export_torchscript, trace};

@@ -2,10 +2,11 @@
 //! weight decay, gradient clipping, fp32 on CPU and bf16 mixed precision with loss scaling on CUDA.
 
 use crate::config::{ModelConfig, TrainConfig};
+use crate::device::TorchDevice;
 use crate::error::{ModelError, Result};
 use crate::net::{NetShape, Network};
 use crate::optim::{grad_norm, scale_grads, trainable, Ema, Optimizer};
-use crate::Device;
+use crate::{Device, DeviceExt};
 use tch::{nn::VarStore, Kind, Tensor};
 
 /// The savable sampling generator (SplitMix64; its state is one `u64`).

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{encoded_positions, encoder, random_floats, tiny};
-use model::{shape_of, Device, NetEvaluator, Network};
+use model::{shape_of, Device, DeviceExt, NetEvaluator, Network};
 use search::Evaluator;
 use tch::nn::VarStore;
 
@@ -75,7 +75,7 @@ fn wrong_input_length_is_an_error() {
 
 #[test]
 fn devices_parse() {
-    let parse = |s: &str| s.parse::<Device>();
+    let parse = model::parse_device;
     assert_eq!(parse("cpu").unwrap(), Device::Cpu);
     assert!(parse("auto").is_ok());
     for bad in ["gpu", "cuda:x", "", "CPU"] {

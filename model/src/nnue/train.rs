@@ -19,6 +19,7 @@ use super::error::NnueError;
 use super::file::{LayerStack, NnueNet, L2_PADDED};
 use super::layout::FeatureLayout;
 use super::{L1, L2, L3, LAYER_STACKS, PSQT_BUCKETS};
+use crate::device::TorchDevice;
 use crate::Device;
 use rules::{Position, SplitMix64};
 use std::time::Instant;

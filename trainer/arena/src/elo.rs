@@ -1,6 +1,7 @@
 //! Elo: the difference a match score implies, with a 95% confidence interval, and ratings fitted
 //! to the games of several players (a ladder's rungs and the networks placed on it).
 
+use crate::error::ArenaError;
 use serde::{Deserialize, Serialize};
 
 /// An Elo estimate from wins, draws and losses.
@@ -184,18 +185,13 @@ pub struct Pairing {
 /// player `zero` fixed at 0. Each player's interval is its likelihood-ratio interval with the
 /// others held at their estimates. Errors: `zero` out of range, a pairing naming a player out
 /// of range or itself, or a player who met nobody (it cannot be placed).
-pub fn fit(n: usize, zero: usize, pairings: &[Pairing]) -> Result<Vec<Rating>, String> {
+pub fn fit(n: usize, zero: usize, pairings: &[Pairing]) -> Result<Vec<Rating>, ArenaError> {
     if zero >= n {
-        return Err(format!(
-            "the zero player {zero} is not one of the {n} players"
-        ));
+        return Err(ArenaError::FitZero { zero, n });
     }
     for p in pairings {
         if p.a >= n || p.b >= n || p.a == p.b {
-            return Err(format!(
-                "a pairing of players {} and {} is not valid",
-                p.a, p.b
-            ));
+            return Err(ArenaError::FitPairing { a: p.a, b: p.b });
         }
     }
     let opponents = |i: usize, r: &[f64]| -> Vec<Results> {
@@ -221,7 +217,7 @@ pub fn fit(n: usize, zero: usize, pairings: &[Pairing]) -> Result<Vec<Rating>, S
             .collect()
     };
     if let Some(i) = (0..n).find(|&i| opponents(i, &vec![0.0; n]).is_empty() && n > 1) {
-        return Err(format!("player {i} has no games: it cannot be rated"));
+        return Err(ArenaError::FitUnrated(i));
     }
     // Coordinate ascent: each player's best response to the others, until nothing moves.
     // The likelihood is jointly concave, so this reaches the joint maximum.
@@ -373,7 +369,10 @@ mod tests {
         let s = fit(3, 1, &pairings).unwrap();
         assert!((s[2].elo - (r[2].elo - r[1].elo)).abs() < 1e-2);
         // Players nobody met, bad indices.
-        assert!(fit(4, 0, &pairings).unwrap_err().contains("player 3"));
+        assert!(fit(4, 0, &pairings)
+            .unwrap_err()
+            .to_string()
+            .contains("player 3"));
         assert!(fit(3, 5, &pairings).is_err());
         let selfplay = [Pairing {
             a: 1,

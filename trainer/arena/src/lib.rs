@@ -2,6 +2,8 @@
 //!
 //! * [`Player`]: our network with our MCTS ([`Searcher`]), the network-free search, or an
 //!   external USI/UCI engine ([`ExternalEngine`], including Fairy-Stockfish's UCI dialect).
+//!   Networks are opened by the caller's [`NetworkOpener`] and run as `search`'s `Evaluator`,
+//!   so this crate does not link the network backend.
 //! * Matches ([`play_match`]): two in-process players under a node budget play in lockstep (the
 //!   self-play driver's match mode, games batched together); any other pairing is refereed:
 //!   every move is checked by the rules; an illegal move, a crash, a malformed reply or a
@@ -22,6 +24,7 @@ mod error;
 mod fsf;
 mod lockstep;
 mod matches;
+mod network;
 mod opening;
 mod play;
 mod player;
@@ -33,10 +36,11 @@ mod usi;
 mod variant;
 
 pub use engine::{ExternalEngine, Protocol, Reply, MAX_LINE_BYTES};
-pub use error::{Failure, ParseProtocolError};
+pub use error::{ArenaError, Failure, NetworkError, ParseProtocolError};
 pub use fsf::{fsf_to_usi, move_to_fsf, to_fsf_fen};
 pub use lockstep::LOCKSTEP_GAMES;
 pub use matches::{play_match, GameEnd, MatchGame, MatchSettings, TimeControl};
+pub use network::{ModelInfo, NetworkOpener, OpenedNetwork};
 pub use opening::{parse_game_line, random_openings, read_openings, Opening};
 pub use play::{play_human, render, MAX_HANDS};
 pub use player::{Forfeit, Player};

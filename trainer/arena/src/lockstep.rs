@@ -4,11 +4,11 @@
 //! the caller sees what the referee would show: the same numbering, colours, openings, tally
 //! and records.
 
+use crate::error::ArenaError;
 use crate::matches::{Game, GameEnd, MatchGame, MatchSettings, Series, Streak};
 use crate::opening::Opening;
 use crate::player::Player;
 use crate::tally::{Score, Tally};
-use anyhow::{anyhow, Result};
 use rules::{Color, EndReason};
 use search::Evaluator;
 use selfplay::{Control, GameRecord, GameStart, Mode, PlayStats, SelfPlayConfig};
@@ -26,11 +26,11 @@ pub(crate) fn play(
     settings: &MatchSettings,
     openings: &[Opening],
     on_game: &mut dyn FnMut(&MatchGame, &Tally) -> bool,
-) -> Result<Tally> {
+) -> Result<Tally, ArenaError> {
     let [a, b] = players;
     let names = [a.name().to_string(), b.name().to_string()];
     let (Some(sa), Some(sb)) = (a.searcher(), b.searcher()) else {
-        return Err(anyhow!("lockstep: both players must be in-process"));
+        return Err(ArenaError::NotInProcess);
     };
     let (enc_a, net_a, search_a) = sa.lockstep_parts();
     let (enc_b, net_b, search_b) = sb.lockstep_parts();
@@ -66,7 +66,7 @@ pub(crate) fn play(
         0,
         &mut control,
     )
-    .map_err(|e| anyhow!("search failed: {e}"))?;
+    .map_err(ArenaError::LockstepSearch)?;
     match control.error {
         Some(e) => Err(e),
         None => Ok(control.tally),
@@ -100,7 +100,7 @@ struct Hands<'a> {
     played: u64,
     tally: Tally,
     on_game: &'a mut dyn FnMut(&MatchGame, &Tally) -> bool,
-    error: Option<anyhow::Error>,
+    error: Option<ArenaError>,
     stopped: bool,
 }
 
@@ -203,14 +203,12 @@ impl Control<'_> for Hands<'_> {
 
 /// The referee's view of a driver's game record, which starts at the opening's start
 /// position with its moves: the moves replayed under the rules, and how the game ended.
-fn replay(opening: &Opening, record: &GameRecord) -> Result<Game> {
+fn replay(opening: &Opening, record: &GameRecord) -> Result<Game, ArenaError> {
     let start = opening.start.clone();
     let mut pos = start.clone();
     let mut moves = Vec::with_capacity(record.moves.len());
     for usi in &record.moves {
-        let mv = pos
-            .parse_usi(usi)
-            .map_err(|e| anyhow!("lockstep game record: {e}"))?;
+        let mv = pos.parse_usi(usi).map_err(ArenaError::LockstepRecord)?;
         pos.make_move(mv);
         moves.push(mv);
     }

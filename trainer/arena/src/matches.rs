@@ -9,11 +9,11 @@
 //! hands in a row (a draw breaks the streak) and drawn after [`MatchSettings::max_hands`]
 //! hands.
 
+use crate::error::ArenaError;
 use crate::opening::Opening;
 use crate::player::{Forfeit, Player, Turn};
 use crate::record::record_line;
 use crate::tally::{Score, Tally};
-use anyhow::{bail, Result};
 use rules::{Color, EndReason, MatchRule, Move, Position, Variant};
 use std::sync::Arc;
 
@@ -370,9 +370,9 @@ pub fn play_match(
     openings: &[Opening],
     games: u32,
     on_game: &mut dyn FnMut(&MatchGame, &Tally) -> bool,
-) -> Result<Tally> {
+) -> Result<Tally, ArenaError> {
     if openings.is_empty() {
-        bail!("play_match: no openings");
+        return Err(ArenaError::MatchWithoutOpenings);
     }
     let series = Series::new(variant, settings, games);
     let in_process = a.searcher().is_some() && b.searcher().is_some();
@@ -428,7 +428,16 @@ mod tests {
     use crate::opening::random_openings;
 
     fn mcts(v: &Arc<Variant>, nodes: u32) -> Player {
-        Player::from_spec("mcts", Protocol::Usi, &[], v, nodes, model::Device::Cpu).unwrap()
+        Player::from_spec(
+            "mcts",
+            Protocol::Usi,
+            &[],
+            v,
+            nodes,
+            encoding::Device::Cpu,
+            &crate::network::tests::NoNetworks,
+        )
+        .unwrap()
     }
 
     #[test]

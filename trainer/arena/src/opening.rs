@@ -1,7 +1,7 @@
 //! Openings from a file; the opening type and random openings are the lockstep driver's
 //! ([`selfplay::Opening`]), shared by the referee.
 
-use anyhow::{bail, Context, Result};
+use crate::error::ArenaError;
 use rules::{Position, Variant};
 use std::path::Path;
 use std::sync::Arc;
@@ -12,7 +12,7 @@ pub use selfplay::{random_openings, Opening};
 /// command and position lists: `startpos`, `sfen <SFEN>` or a bare SFEN (nothing: the start
 /// position), then optionally `moves` and moves in USI notation. The game may be over after
 /// the moves (an opening must not be: see [`read_openings`]).
-pub fn parse_game_line(line: &str, variant: &Arc<Variant>) -> Result<Opening> {
+pub fn parse_game_line(line: &str, variant: &Arc<Variant>) -> Result<Opening, ArenaError> {
     let tokens: Vec<&str> = line.split_whitespace().collect();
     let (setup, moves) = match tokens.iter().position(|&t| t == "moves") {
         Some(i) => (&tokens[..i], &tokens[i + 1..]),
@@ -20,19 +20,22 @@ pub fn parse_game_line(line: &str, variant: &Arc<Variant>) -> Result<Opening> {
     };
     let start = match setup {
         [] | ["startpos"] => Position::start(variant.clone()),
-        ["startpos", extra, ..] => bail!("unexpected {extra:?} after startpos"),
-        ["sfen"] => bail!("sfen: missing the SFEN fields"),
+        ["startpos", extra, ..] => return Err(ArenaError::AfterStartpos(extra.to_string())),
+        ["sfen"] => return Err(ArenaError::MissingSfen),
         ["sfen", fields @ ..] | fields => {
             let sfen = fields.join(" ");
-            Position::from_sfen(variant, &sfen).with_context(|| format!("bad SFEN {sfen:?}"))?
+            Position::from_sfen(variant, &sfen)
+                .map_err(|reason| ArenaError::Sfen { sfen, reason })?
         }
     };
     let mut pos = start.clone();
     let mut played = Vec::with_capacity(moves.len());
     for (i, tok) in moves.iter().enumerate() {
-        let mv = pos
-            .parse_usi(tok)
-            .with_context(|| format!("move {} {tok:?}", i + 1))?;
+        let mv = pos.parse_usi(tok).map_err(|reason| ArenaError::Move {
+            number: i + 1,
+            token: tok.to_string(),
+            reason,
+        })?;
         pos.make_move(mv);
         played.push(mv);
     }
@@ -45,24 +48,36 @@ pub fn parse_game_line(line: &str, variant: &Arc<Variant>) -> Result<Opening> {
 /// Reads openings, one per line as in [`parse_game_line`] (the game must not be over after
 /// them); empty lines and lines starting with `#` are skipped. Errors name the file and line;
 /// a file without openings is an error.
-pub fn read_openings(path: &Path, variant: &Arc<Variant>) -> Result<Vec<Opening>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+pub fn read_openings(path: &Path, variant: &Arc<Variant>) -> Result<Vec<Opening>, ArenaError> {
+    let text = std::fs::read_to_string(path).map_err(|reason| ArenaError::File {
+        action: "reading",
+        path: path.to_path_buf(),
+        reason,
+    })?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let at = || format!("{}:{}", path.display(), i + 1);
-        let o = parse_game_line(line, variant).with_context(at)?;
+        let o = parse_game_line(line, variant).map_err(|reason| ArenaError::OpeningLine {
+            path: path.to_path_buf(),
+            line: i + 1,
+            reason: Box::new(reason),
+        })?;
         if let Some(end) = o.position().outcome() {
-            bail!("{}: the opening is already over ({:?})", at(), end.reason);
+            return Err(ArenaError::OpeningOver {
+                path: path.to_path_buf(),
+                line: i + 1,
+                end: end.reason,
+            });
         }
         out.push(o);
     }
     if out.is_empty() {
-        bail!("{}: no openings", path.display());
+        return Err(ArenaError::NoOpenings {
+            path: path.to_path_buf(),
+        });
     }
     Ok(out)
 }

@@ -7,10 +7,10 @@
 //! rule (hand shogi) hands are played with alternating first player until one side has won the
 //! required number in a row (a draw breaks the streak; drawn after [`MAX_HANDS`] hands).
 
+use crate::error::ArenaError;
 use crate::matches::{hand_color, Streak};
 use crate::searcher::Searcher;
 use crate::tally::Score;
-use anyhow::Result;
 use rules::{Color, MatchRule, Move, Outcome, Position};
 use std::io::{BufRead, Write};
 
@@ -74,7 +74,7 @@ fn play_hand(
     engine: &mut Searcher,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
-) -> Result<Option<i32>> {
+) -> Result<Option<i32>, ArenaError> {
     let mut pos = start.clone();
     writeln!(out, "you play {}\n", side_name(human))?;
     writeln!(out, "{}", render(&pos))?;
@@ -110,7 +110,7 @@ fn play_hand(
 }
 
 /// The result line of a finished hand; `score` is the human's.
-fn write_result(out: &mut dyn Write, o: &Outcome, score: i32) -> Result<()> {
+fn write_result(out: &mut dyn Write, o: &Outcome, score: i32) -> std::io::Result<()> {
     writeln!(
         out,
         "result: {} by {} ({})",
@@ -139,7 +139,11 @@ enum HumanTurn {
 }
 
 /// Prompts the human for a move in `pos` and reads one line.
-fn human_turn(pos: &Position, input: &mut dyn BufRead, out: &mut dyn Write) -> Result<HumanTurn> {
+fn human_turn(
+    pos: &Position,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> std::io::Result<HumanTurn> {
     let side = pos.side_to_move();
     write!(out, "move {} ({}, you): ", pos.ply() + 1, side_name(side))?;
     out.flush()?;
@@ -190,7 +194,7 @@ pub fn play_human(
     engine: &mut Searcher,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
-) -> Result<()> {
+) -> Result<(), ArenaError> {
     let first = human;
     match start.variant().match_rule {
         MatchRule::Single => {
@@ -256,7 +260,7 @@ mod tests {
     #[test]
     fn a_session_over_pipes() {
         let v = Arc::new(Variant::builtin("minishogi").unwrap());
-        let mut engine = Searcher::new(&v, None, 2, model::Device::Cpu).unwrap();
+        let mut engine = Searcher::uniform(&v, 2);
         let mut input: &[u8] = b"9a9b\nmoves\n5d5c\nquit\n";
         let mut out = Vec::new();
         let start = Position::start(v);
@@ -279,7 +283,7 @@ mod tests {
         assert!(start
             .outcome()
             .is_some_and(|o| o.winner == Some(Color::Gote)));
-        let mut engine = Searcher::new(&v, None, 2, model::Device::Cpu).unwrap();
+        let mut engine = Searcher::uniform(&v, 2);
         let mut input: &[u8] = b"";
         let mut out = Vec::new();
         play_human(&start, Color::Sente, &mut engine, &mut input, &mut out).unwrap();

@@ -1,12 +1,12 @@
 //! A player of the arena: our search in-process or an external engine.
 
 use crate::engine::{ExternalEngine, Protocol, Reply};
-use crate::error::Failure;
+use crate::error::{ArenaError, Failure};
 use crate::matches::{MatchSettings, TimeControl};
+use crate::network::NetworkOpener;
 use crate::searcher::Searcher;
 use crate::tally::Score;
-use anyhow::{bail, Result};
-use model::Device;
+use encoding::Device;
 use rules::{Move, Position, Variant};
 use std::path::Path;
 use std::sync::Arc;
@@ -63,11 +63,12 @@ pub(crate) enum Turn {
 
 impl Player {
     /// A player from its spec: `mcts` (our MCTS with a uniform policy and even value),
-    /// `model:PATH` (our network, PATH.safetensors with its .json sidecar, on `device`: cpu,
-    /// cuda, cuda:N or auto) or `engine:CMD` (an external engine started as `sh -c CMD`,
-    /// speaking `protocol`, given `options` NAME=VALUE by `setoption`). `nodes`: simulations
-    /// per move of our search. Errors for unusable specs, models that do not load or do not fit
-    /// the variant, and engines that cannot start (a configuration error, not a lost game).
+    /// `model:PATH` (our network, PATH.safetensors with its .json sidecar, opened by `opener`
+    /// on `device`: cpu, cuda, cuda:N or auto) or `engine:CMD` (an external engine started as
+    /// `sh -c CMD`, speaking `protocol`, given `options` NAME=VALUE by `setoption`). `nodes`:
+    /// simulations per move of our search. Errors for unusable specs, models that do not load
+    /// or do not fit the variant, and engines that cannot start (a configuration error, not a
+    /// lost game).
     pub fn from_spec(
         spec: &str,
         protocol: Protocol,
@@ -75,26 +76,35 @@ impl Player {
         variant: &Arc<Variant>,
         nodes: u32,
         device: Device,
-    ) -> Result<Player> {
+        opener: &dyn NetworkOpener,
+    ) -> Result<Player, ArenaError> {
+        let bad_spec = |reason| ArenaError::PlayerSpec {
+            spec: spec.to_string(),
+            reason,
+        };
         let kind = if spec == "mcts" {
-            Kind::Local(Box::new(Searcher::new(variant, None, nodes, Device::Cpu)?))
+            Kind::Local(Box::new(Searcher::uniform(variant, nodes)))
         } else if let Some(path) = spec.strip_prefix("model:") {
-            Kind::Local(Box::new(Searcher::new(
+            Kind::Local(Box::new(Searcher::network(
                 variant,
-                Some(Path::new(path)),
+                Path::new(path),
                 nodes,
                 device,
+                opener,
             )?))
         } else if let Some(cmd) = spec.strip_prefix("engine:") {
             if cmd.trim().is_empty() {
-                bail!("--player {spec:?}: engine: needs a command");
+                return Err(bad_spec("engine: needs a command"));
             }
             let mut e = ExternalEngine::new(cmd, protocol, options.to_vec(), variant.clone());
             e.ensure_started()
-                .map_err(|f| anyhow::anyhow!("--player {spec:?}: {f}"))?;
+                .map_err(|reason| ArenaError::EngineStart {
+                    spec: spec.to_string(),
+                    reason,
+                })?;
             Kind::External(Box::new(e))
         } else {
-            bail!("--player {spec:?}: expected model:PATH, mcts or engine:CMD");
+            return Err(bad_spec("expected model:PATH, mcts or engine:CMD"));
         };
         Ok(Player {
             name: spec.to_string(),
@@ -176,10 +186,9 @@ impl Player {
                 };
                 match s.choose(pos, time) {
                     Ok(mv) => Turn::Move(mv),
-                    Err(e) => Turn::Loses(
-                        Forfeit::SearchFailed,
-                        format!("{name}: search failed: {e:#}"),
-                    ),
+                    Err(e) => {
+                        Turn::Loses(Forfeit::SearchFailed, format!("{name}: search failed: {e}"))
+                    }
                 }
             }
             Kind::External(e) => {
@@ -231,11 +240,13 @@ fn go_command(tc: TimeControl, protocol: Protocol, s: &MatchSettings) -> (String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::tests::NoNetworks;
 
     #[test]
     fn specs() {
         let v = Arc::new(Variant::builtin("minishogi").unwrap());
-        let p = Player::from_spec("mcts", Protocol::Usi, &[], &v, 4, Device::Cpu).unwrap();
+        let spec = |s| Player::from_spec(s, Protocol::Usi, &[], &v, 4, Device::Cpu, &NoNetworks);
+        let p = spec("mcts").unwrap();
         assert_eq!((p.name(), p.engine_id(), p.restarts()), ("mcts", None, 0));
         for bad in [
             "engine:",
@@ -243,15 +254,10 @@ mod tests {
             "nonsense",
             "model:/no/such/file.safetensors",
         ] {
-            assert!(
-                Player::from_spec(bad, Protocol::Usi, &[], &v, 4, Device::Cpu).is_err(),
-                "{bad}"
-            );
+            assert!(spec(bad).is_err(), "{bad}");
         }
         // A command that exits at once cannot complete the handshake.
-        assert!(
-            Player::from_spec("engine:exit 1", Protocol::Usi, &[], &v, 4, Device::Cpu).is_err()
-        );
+        assert!(spec("engine:exit 1").is_err());
     }
 
     #[test]

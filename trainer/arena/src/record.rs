@@ -1,9 +1,9 @@
 //! Game records: the `sfen .. moves .. result ..` line (every variant) and CSA (standard
 //! shogi only).
 
+use crate::error::ArenaError;
 use crate::matches::{GameEnd, MatchGame};
 use crate::player::Forfeit;
-use anyhow::{Context, Result};
 use rules::{Color, EndReason, Move, Position};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -17,11 +17,10 @@ pub struct Recorder {
 
 impl Recorder {
     /// Creates `dir` if needed and `dir/games.txt` (truncated).
-    pub fn create(dir: &Path) -> Result<Recorder> {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    pub fn create(dir: &Path) -> Result<Recorder, ArenaError> {
+        std::fs::create_dir_all(dir).map_err(file_error("creating", dir))?;
         let path = dir.join("games.txt");
-        let games =
-            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        let games = std::fs::File::create(&path).map_err(file_error("creating", &path))?;
         Ok(Recorder {
             dir: dir.to_path_buf(),
             games,
@@ -29,14 +28,25 @@ impl Recorder {
     }
 
     /// Appends a game (flushed at once).
-    pub fn save(&mut self, g: &MatchGame) -> Result<()> {
-        writeln!(self.games, "{}", g.record_line)?;
-        self.games.flush()?;
+    pub fn save(&mut self, g: &MatchGame) -> Result<(), ArenaError> {
+        writeln!(self.games, "{}", g.record_line)
+            .and_then(|()| self.games.flush())
+            .map_err(file_error("writing", &self.dir.join("games.txt")))?;
         if let Some(csa) = to_csa(g) {
             let p = self.dir.join(format!("game-{:04}.csa", g.index));
-            std::fs::write(&p, csa).with_context(|| format!("writing {}", p.display()))?;
+            std::fs::write(&p, csa).map_err(file_error("writing", &p))?;
         }
         Ok(())
+    }
+}
+
+/// The error of `action` (`creating`, `writing`) on `path`.
+fn file_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> ArenaError {
+    let path = path.to_path_buf();
+    move |reason| ArenaError::File {
+        action,
+        path,
+        reason,
     }
 }
 

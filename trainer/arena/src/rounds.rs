@@ -6,7 +6,7 @@
 //! in rounds of doubling size over the same tree, each a whole halving; any other search is
 //! one start of its whole budget.
 
-use anyhow::{bail, Result};
+use crate::error::ArenaError;
 use encoding::Encoder;
 use rules::{Move, Position};
 use search::{Algorithm, Request, Search};
@@ -65,12 +65,16 @@ pub(crate) trait Driver {
     /// Sees each leaf before it is evaluated.
     fn on_leaf(&mut self, _leaf: &Position) {}
     /// Answers `r`: the logits of its wanted moves and the WDL of each position.
-    fn evaluate(&mut self, r: &mut Request) -> Result<()>;
+    fn evaluate(&mut self, r: &mut Request) -> Result<(), ArenaError>;
 }
 
 /// Runs `search` (no noise) round after round until `rounds` or `driver` ends it. A root with
 /// one legal move gets one round (a search there finishes at once).
-pub(crate) fn run(search: &mut Search, mut rounds: Rounds, driver: &mut impl Driver) -> Result<()> {
+pub(crate) fn run(
+    search: &mut Search,
+    mut rounds: Rounds,
+    driver: &mut impl Driver,
+) -> Result<(), ArenaError> {
     let single = search.root().legal_moves().len() == 1;
     let encoder = driver.encoder().clone();
     let batch = driver.batch().max(1);
@@ -120,16 +124,15 @@ pub(crate) fn add_leaf(encoder: &Encoder, r: &mut Request, leaf: &Position, move
 }
 
 /// Has `driver` answer `r`, checking that every position got its logits and WDL.
-fn answer(driver: &mut impl Driver, r: &mut Request) -> Result<()> {
+fn answer(driver: &mut impl Driver, r: &mut Request) -> Result<(), ArenaError> {
     driver.evaluate(r)?;
     if r.wdl.len() != r.len() || r.logits.len() != r.moves.len() {
-        bail!(
-            "the evaluator answered {} of {} positions ({} of {} logits)",
-            r.wdl.len(),
-            r.len(),
-            r.logits.len(),
-            r.moves.len()
-        );
+        return Err(ArenaError::ShortAnswer {
+            positions: r.wdl.len(),
+            wanted: r.len(),
+            logits: r.logits.len(),
+            moves: r.moves.len(),
+        });
     }
     Ok(())
 }
@@ -167,7 +170,7 @@ mod tests {
         fn on_leaf(&mut self, _: &Position) {
             self.leaves += 1;
         }
-        fn evaluate(&mut self, r: &mut Request) -> Result<()> {
+        fn evaluate(&mut self, r: &mut Request) -> Result<(), ArenaError> {
             self.calls.push(r.len());
             Ok(self.net.evaluate_request(r)?)
         }

@@ -1,9 +1,10 @@
-//! Our MCTS in-process, as a player: a network from a model file, or the uniform evaluator.
+//! Our MCTS in-process, as a player: a network opened from a model file, or the uniform
+//! evaluator.
 
+use crate::error::ArenaError;
+use crate::network::NetworkOpener;
 use crate::rounds::{self, Driver, Rounds};
-use anyhow::{bail, Context, Result};
-use encoding::{Encoder, Precision};
-use model::{open_evaluator, read_meta, Device};
+use encoding::{Device, Encoder};
 use rules::{Move, Position, Variant};
 use search::{Algorithm, Evaluator, Request, Search, SearchConfig, SearchResult, UniformEvaluator};
 use std::path::Path;
@@ -33,47 +34,56 @@ pub struct NetView {
 }
 
 impl Searcher {
-    /// A searcher with `nodes` simulations per move; `model` None: uniform policy, even value.
-    pub fn new(
+    /// A searcher with `nodes` simulations per move on a uniform policy and even value.
+    pub fn uniform(variant: &Arc<Variant>, nodes: u32) -> Searcher {
+        let encoder = Encoder::new(variant.clone());
+        let uniform = UniformEvaluator {
+            input_len: encoder.input_len(),
+            policy_len: encoder.policy_len(),
+        };
+        Searcher::with(encoder, Box::new(uniform), nodes)
+    }
+
+    /// A searcher with `nodes` simulations per move on the network of the model file `path`,
+    /// opened by `opener` on `device` in the layout its sidecar records. Errors: the sidecar
+    /// does not read, its layout does not fit `variant`, or the network does not open for it.
+    pub fn network(
         variant: &Arc<Variant>,
-        model: Option<&Path>,
+        path: &Path,
         nodes: u32,
         device: Device,
-    ) -> Result<Searcher> {
-        let (encoder, net): (Encoder, Box<dyn Evaluator>) = match model {
-            None => {
-                let encoder = Encoder::new(variant.clone());
-                let uniform = UniformEvaluator {
-                    input_len: encoder.input_len(),
-                    policy_len: encoder.policy_len(),
-                };
-                (encoder, Box::new(uniform))
+        opener: &dyn NetworkOpener,
+    ) -> Result<Searcher, ArenaError> {
+        let meta = opener.describe(path).map_err(|reason| ArenaError::Load {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+        // The model's own layout (generic or dlshogi), as recorded in its sidecar.
+        let encoder = Encoder::for_spec(variant.clone(), &meta.encoding).map_err(|reason| {
+            ArenaError::Layout {
+                path: path.to_path_buf(),
+                reason,
             }
-            Some(path) => {
-                let meta =
-                    read_meta(path).with_context(|| format!("loading {}", path.display()))?;
-                // The model's own layout (generic or dlshogi), as recorded in its sidecar.
-                let encoder = Encoder::for_spec(variant.clone(), &meta.encoding)
-                    .with_context(|| format!("{}", path.display()))?;
-                let (net, _) = open_evaluator(path, &encoder.spec(), device, Precision::F32)
-                    .with_context(|| {
-                        format!(
-                            "{} is a {} model, not one for {}",
-                            path.display(),
-                            meta.variant,
-                            variant.name
-                        )
-                    })?;
-                (encoder, Box::new(net))
-            }
-        };
-        Ok(Searcher {
+        })?;
+        let opened = opener
+            .open(path, &encoder.spec(), device)
+            .map_err(|reason| ArenaError::WrongModel {
+                path: path.to_path_buf(),
+                model_variant: meta.variant.clone(),
+                variant: variant.name.clone(),
+                reason,
+            })?;
+        Ok(Searcher::with(encoder, opened.net, nodes))
+    }
+
+    fn with(encoder: Encoder, net: Box<dyn Evaluator>, nodes: u32) -> Searcher {
+        Searcher {
             encoder,
             net,
             nodes: nodes.max(1),
             seed: 0,
             request: Request::default(),
-        })
+        }
     }
 
     /// The variant's encoder.
@@ -89,17 +99,21 @@ impl Searcher {
 
     /// Evaluates `pos` and its legal moves `moves` in one request; returns the moves' logits
     /// (in the order of `moves`) and the WDL.
-    fn evaluate(&mut self, pos: &Position, moves: &[Move]) -> Result<(&[f32], [f32; 3])> {
+    fn evaluate(
+        &mut self,
+        pos: &Position,
+        moves: &[Move],
+    ) -> Result<(&[f32], [f32; 3]), ArenaError> {
         let r = &mut self.request;
         r.clear();
         rounds::add_leaf(&self.encoder, r, pos, moves);
         self.net.evaluate_request(r)?;
-        let wdl = *r.wdl.first().context("the evaluator returned nothing")?;
+        let wdl = *r.wdl.first().ok_or(ArenaError::NoEvaluation)?;
         Ok((&r.logits, wdl))
     }
 
     /// The network alone on `pos`: its WDL and its policy over the legal moves.
-    pub fn net_view(&mut self, pos: &Position) -> Result<NetView> {
+    pub fn net_view(&mut self, pos: &Position) -> Result<NetView, ArenaError> {
         let legal = pos.legal_moves();
         let (logits, wdl) = self.evaluate(pos, &legal)?;
         let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -123,7 +137,7 @@ impl Searcher {
         pos: &Position,
         nodes: u32,
         time: Option<Duration>,
-    ) -> Result<Option<SearchResult>> {
+    ) -> Result<Option<SearchResult>, ArenaError> {
         if pos.legal_moves().is_empty() {
             return Ok(None);
         }
@@ -144,16 +158,16 @@ impl Searcher {
 
     /// The move to play in `pos` (not a finished game): Gumbel search without noise, `nodes`
     /// simulations, stopped early at `time` if given.
-    pub fn choose(&mut self, pos: &Position, time: Option<Duration>) -> Result<Move> {
+    pub fn choose(&mut self, pos: &Position, time: Option<Duration>) -> Result<Move, ArenaError> {
         let legal = pos.legal_moves();
         match legal.len() {
-            0 => bail!("no legal move"),
+            0 => return Err(ArenaError::NoLegalMove),
             1 => return Ok(legal[0]),
             _ => {}
         }
         let nodes = self.nodes;
         let r = self.analyse(pos, nodes, time)?;
-        Ok(r.context("no legal move")?.best)
+        Ok(r.ok_or(ArenaError::NoLegalMove)?.best)
     }
 }
 
@@ -184,7 +198,7 @@ impl Driver for Timed<'_> {
         &self.searcher.encoder
     }
 
-    fn evaluate(&mut self, r: &mut Request) -> Result<()> {
+    fn evaluate(&mut self, r: &mut Request) -> Result<(), ArenaError> {
         Ok(self.searcher.net.evaluate_request(r)?)
     }
 }
@@ -218,7 +232,7 @@ mod tests {
     fn a_time_limited_search_completes_halving_rounds() {
         let v = Arc::new(Variant::builtin("minishogi").unwrap());
         let pos = Position::start(v.clone());
-        let mut s = Searcher::new(&v, None, 1, Device::Cpu).unwrap();
+        let mut s = Searcher::uniform(&v, 1);
         let timed = s
             .analyse(&pos, 100_000_000, Some(Duration::from_millis(300)))
             .unwrap()

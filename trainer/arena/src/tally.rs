@@ -8,6 +8,7 @@
 //! end the test.
 
 use crate::elo::{elo_estimate, EloEstimate};
+use crate::error::ArenaError;
 use rules::MatchRule;
 
 /// The result of a game or a match for one player.
@@ -227,21 +228,21 @@ pub enum SprtVerdict {
 }
 
 impl std::str::FromStr for Sprt {
-    type Err = String;
+    type Err = ArenaError;
 
     /// `ELO0,ELO1` with ELO0 below ELO1 (e.g. `0,10`).
-    fn from_str(s: &str) -> Result<Sprt, String> {
+    fn from_str(s: &str) -> Result<Sprt, ArenaError> {
         let (a, b) = s
             .split_once(',')
-            .ok_or_else(|| format!("{s:?}: expected ELO0,ELO1 (e.g. 0,10)"))?;
+            .ok_or_else(|| ArenaError::SprtSyntax(s.to_string()))?;
         let p = |x: &str| {
             x.trim()
                 .parse::<f64>()
-                .map_err(|_| format!("{x:?} is not a number"))
+                .map_err(|_| ArenaError::SprtNumber(x.to_string()))
         };
         let (elo0, elo1) = (p(a)?, p(b)?);
         if elo0 >= elo1 {
-            return Err(format!("ELO0 ({elo0}) must be below ELO1 ({elo1})"));
+            return Err(ArenaError::SprtOrder { elo0, elo1 });
         }
         Ok(Sprt { elo0, elo1 })
     }

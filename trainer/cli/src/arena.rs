@@ -105,7 +105,7 @@ pub(crate) struct ArenaArgs {
     #[arg(long, default_value_t = 60000)]
     move_timeout: u64,
     /// Device of model players: cpu, cuda, cuda:N or auto.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = model::parse_device)]
     device: model::Device,
 }
 
@@ -150,7 +150,10 @@ pub(crate) fn run(args: ArenaArgs) -> Result<()> {
     let openings = openings(&args, &variant)?;
     let player = |i: usize, protocol, options: &[(String, String)]| {
         let (spec, device) = (&args.players[i], args.device);
-        Player::from_spec(spec, protocol, options, &variant, args.nodes, device)
+        let opener = &pipeline::ModelOpener;
+        Player::from_spec(
+            spec, protocol, options, &variant, args.nodes, device, opener,
+        )
     };
     let mut a = player(0, args.protocol_a, &args.options_a)?;
     let mut b = player(1, args.protocol_b, &args.options_b)?;
@@ -238,7 +241,7 @@ impl Shown {
         };
         println!("{label}: {}", g.summary());
         if let Err(e) = self.recorder.as_mut().map_or(Ok(()), |r| r.save(g)) {
-            self.save_error = Some(e);
+            self.save_error = Some(e.into());
             return false;
         }
         let Some(m) = g.match_result else {

@@ -3,6 +3,7 @@
 use crate::load_variant;
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
+use model::DeviceExt;
 use std::path::PathBuf;
 
 /// What to benchmark.
@@ -66,7 +67,7 @@ pub struct SelfplayArgs {
     #[arg(long, default_value_t = 20.0)]
     pub seconds: f64,
     /// cpu, cuda, cuda:N or auto.
-    #[arg(long, default_value = "cpu")]
+    #[arg(long, default_value = "cpu", value_parser = model::parse_device)]
     pub device: model::Device,
     /// Inference precision on CUDA: auto, f32, f16 or bf16.
     #[arg(long, default_value = "auto")]
@@ -117,7 +118,7 @@ pub struct NnArgs {
     #[arg(long, default_value_t = 3.0)]
     pub seconds: f64,
     /// cpu, cuda, cuda:N or auto.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = model::parse_device)]
     pub device: model::Device,
     /// Measure this model file instead of a fresh network: its weights, on its variant and
     /// layout (from its sidecar); its WDL at the start position is printed first.

@@ -35,7 +35,7 @@ pub struct EvalArgs {
     #[arg(long)]
     json: bool,
     /// cpu, cuda, cuda:N or auto.
-    #[arg(long, default_value = "cpu")]
+    #[arg(long, default_value = "cpu", value_parser = model::parse_device)]
     device: model::Device,
 }
 
@@ -50,7 +50,8 @@ pub fn run(a: EvalArgs) -> Result<()> {
         )
         .with_context(|| format!("compiling the variant of {}", a.model.display()))?,
     );
-    let mut searcher = ::arena::Searcher::new(&variant, Some(&a.model), a.nodes, a.device)?;
+    let opener = &pipeline::ModelOpener;
+    let mut searcher = ::arena::Searcher::network(&variant, &a.model, a.nodes, a.device, opener)?;
     let Some(file) = &a.positions else {
         let mut pos = match &a.sfen {
             Some(s) => Position::from_sfen(&variant, s)?,

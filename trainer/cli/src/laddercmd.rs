@@ -57,7 +57,7 @@ pub(crate) enum LadderCommand {
         #[arg(long, default_value_t = 64)]
         nodes: u32,
         /// Device of a model player: cpu, cuda, cuda:N or auto.
-        #[arg(long, default_value = "cpu")]
+        #[arg(long, default_value = "cpu", value_parser = model::parse_device)]
         device: model::Device,
         /// Seed of the shared openings.
         #[arg(long, default_value_t = 7)]
@@ -186,7 +186,8 @@ fn place(
         } else {
             nodes
         };
-        let mut me = Player::from_spec(spec, protocol, &[], &variant, own, device)?;
+        let opener = &pipeline::ModelOpener;
+        let mut me = Player::from_spec(spec, protocol, &[], &variant, own, device, opener)?;
         let mut opp = rung.player(&variant)?;
         let (t, g) = l.play_rung(&variant, &mut me, i, &mut opp, &openings, games)?;
         println!(

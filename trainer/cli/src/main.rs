@@ -151,7 +151,7 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
         /// Device used for tracing: cpu, cuda, cuda:N or auto.
-        #[arg(long, default_value = "cpu")]
+        #[arg(long, default_value = "cpu", value_parser = model::parse_device)]
         device: model::Device,
         /// Python for the ONNX conversion (default: .local/venv/bin/python, else python3).
         #[arg(long)]
@@ -201,7 +201,7 @@ enum Command {
 
 /// Resolves `--variant`: a path, a file in ./configs/variants, or a built-in.
 pub(crate) fn load_variant(name: &str) -> Result<Arc<Variant>> {
-    ::arena::load_variant(name)
+    Ok(::arena::load_variant(name)?)
 }
 
 fn main() {
@@ -234,15 +234,24 @@ fn dispatch(command: Command) -> Result<()> {
             config,
             runs_dir,
             resume,
-        } => pipeline::Run::open(&config, &runs_dir, resume)
-            .and_then(|r| pipeline::run_all(&r, pipeline::stop_on_signals()?)),
-        Command::Status { run } => pipeline::status::report(&run).map(|r| print!("{r}")),
-        Command::Report { run, out } => {
-            pipeline::report::write(&run, out.as_deref()).map(|p| println!("{}", p.display()))
+        } => {
+            let r = pipeline::Run::open(&config, &runs_dir, resume)?;
+            Ok(pipeline::run_all(&r, pipeline::stop_on_signals()?)?)
         }
-        Command::Selfplay { run, threads } => pipeline::Run::resume(&run)
-            .and_then(|r| pipeline::run_selfplay(&r, threads, pipeline::stop_on_signals()?))
-            .map(|_| ()),
+        Command::Status { run } => {
+            print!("{}", pipeline::status::report(&run)?);
+            Ok(())
+        }
+        Command::Report { run, out } => {
+            let p = pipeline::report::write(&run, out.as_deref())?;
+            println!("{}", p.display());
+            Ok(())
+        }
+        Command::Selfplay { run, threads } => {
+            let r = pipeline::Run::resume(&run)?;
+            pipeline::run_selfplay(&r, threads, pipeline::stop_on_signals()?)?;
+            Ok(())
+        }
         Command::Train {
             run,
             config,
@@ -300,15 +309,15 @@ fn train(
     init_only: bool,
 ) -> Result<()> {
     let r = match (run, config) {
-        (Some(dir), _) => pipeline::Run::resume(&dir),
-        (None, Some(cfg)) => pipeline::Run::open(&cfg, runs_dir, false),
-        (None, None) => Err(anyhow::anyhow!("give --run DIR or --config FILE")),
-    }?;
+        (Some(dir), _) => pipeline::Run::resume(&dir)?,
+        (None, Some(cfg)) => pipeline::Run::open(&cfg, runs_dir, false)?,
+        (None, None) => anyhow::bail!("give --run DIR or --config FILE"),
+    };
     match init_only {
         true => {
             println!("{}", r.dir.display());
             Ok(())
         }
-        false => pipeline::run_trainer(&r, pipeline::stop_on_signals()?),
+        false => Ok(pipeline::run_trainer(&r, pipeline::stop_on_signals()?)?),
     }
 }

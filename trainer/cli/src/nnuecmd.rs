@@ -38,7 +38,7 @@ pub struct NnueArgs {
     #[arg(long)]
     generations: Option<String>,
     /// Device: cpu, cuda, cuda:N or auto.
-    #[arg(long, default_value = "cpu")]
+    #[arg(long, default_value = "cpu", value_parser = model::parse_device)]
     device: model::Device,
     /// Seed of the initial weights and the order of the positions.
     #[arg(long, default_value_t = 1)]

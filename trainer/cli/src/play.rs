@@ -35,7 +35,7 @@ pub(crate) struct PlayArgs {
     #[arg(long)]
     sfen: Option<String>,
     /// Device of the model: cpu, cuda, cuda:N or auto.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = model::parse_device)]
     device: model::Device,
 }
 
@@ -46,7 +46,10 @@ pub(crate) fn run(args: PlayArgs) -> Result<()> {
         Some(s) => Position::from_sfen(&variant, s)?,
         None => Position::start(variant.clone()),
     };
-    let mut engine = Searcher::new(&variant, args.model.as_deref(), args.nodes, args.device)?;
+    let mut engine = match &args.model {
+        Some(m) => Searcher::network(&variant, m, args.nodes, args.device, &pipeline::ModelOpener)?,
+        None => Searcher::uniform(&variant, args.nodes),
+    };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let stdout = std::io::stdout();
@@ -65,5 +68,6 @@ pub(crate) fn run(args: PlayArgs) -> Result<()> {
             "gote"
         }
     )?;
-    play_human(&start, first, &mut engine, &mut input, &mut out)
+    play_human(&start, first, &mut engine, &mut input, &mut out)?;
+    Ok(())
 }

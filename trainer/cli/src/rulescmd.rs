@@ -63,7 +63,7 @@ pub(crate) fn run_check(paths: &[PathBuf], verbose: bool) -> Result<()> {
             }
             Err(e) => {
                 bad += 1;
-                println!("error {e:#}");
+                println!("error {}", e.chain());
             }
         }
     }

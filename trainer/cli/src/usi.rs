@@ -5,10 +5,12 @@ use anyhow::Result;
 use arena::UsiEngine;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 /// `trainer usi [--model M] [--variant V]`: runs the engine until `quit` or end of input.
 pub fn run(model: Option<&Path>, variant: Option<&str>) -> Result<()> {
-    let mut engine = UsiEngine::new(model, variant, |line: &str| {
+    let opener = Arc::new(pipeline::ModelOpener);
+    let mut engine = UsiEngine::new(model, variant, opener, |line: &str| {
         // Errors (e.g. a closed pipe) are ignored: the GUI is gone.
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{line}");

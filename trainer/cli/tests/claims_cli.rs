@@ -1025,4 +1025,35 @@ fn only_the_model_crate_depends_on_tch() {
     }
     assert_eq!(users["tch"], BTreeSet::from(["model"]));
     assert_eq!(users["torch-sys"], BTreeSet::from(["tch"]));
+    // README: the arena (referee, tallies, USI engine) builds without libtorch: nothing it
+    // depends on, however indirectly, is `model` or `tch`.
+    assert!(readme.contains("no libtorch: model players and the USI engine open networks"));
+    let deps: BTreeMap<&str, Vec<&str>> = lock["package"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let ds = p
+                .get("dependencies")
+                .and_then(|d| d.as_array())
+                .into_iter()
+                .flatten()
+                .map(|d| d.as_str().unwrap().split(' ').next().unwrap())
+                .collect();
+            (p["name"].as_str().unwrap(), ds)
+        })
+        .collect();
+    let (mut seen, mut todo) = (BTreeSet::new(), vec!["arena"]);
+    while let Some(p) = todo.pop() {
+        if seen.insert(p) {
+            todo.extend(deps.get(p).into_iter().flatten());
+        }
+    }
+    for banned in ["model", "tch", "torch-sys"] {
+        assert!(!seen.contains(banned), "arena depends on {banned}");
+    }
+    assert!(
+        seen.contains("search") && seen.contains("rules"),
+        "{seen:?}"
+    );
 }

@@ -30,13 +30,16 @@
 //! That is the `generic` layout, the default. Standard shogi may instead use dlshogi's layout
 //! ([`EncodingLayout::Dlshogi`], see the `dlshogi` module), which dlshogi and FukauraOu read.
 //!
-//! The crate also names the inference [`Precision`]: both are what the libtorch-free side of
-//! the trainer (self-play, matches, configs) decides about the network it runs.
+//! The crate also names the inference [`Precision`] and the [`Device`] networks run on:
+//! what the libtorch-free side of the trainer (self-play, matches, configs) decides about the
+//! network it runs.
 
+mod device;
 pub mod dlshogi;
 mod encoder;
 mod precision;
 
+pub use device::{Device, DeviceError};
 pub use encoder::{
     DoubleType, Encoder, EncodingError, EncodingLayout, EncodingSpec, ENCODING_VERSION,
 };

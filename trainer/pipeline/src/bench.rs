@@ -2,10 +2,11 @@
 //! raw network, each measured in one run so that the ratios compare like with like.
 
 use crate::config::RunConfig;
+use crate::error::{IoOp, PipelineError, Result};
 use crate::metrics::{NoMetrics, Reporter};
 use crate::run::{load_variant, Run};
 use crate::worker::{run_workers_with, Networks, WorkerStats};
-use anyhow::{bail, Context, Result};
+use model::DeviceExt;
 use rules::{perft, Position};
 use selfplay::SelfPlayConfig;
 use std::io::{BufRead, BufReader, Write};
@@ -49,38 +50,49 @@ pub fn perft_fsf(bin: &PathBuf, variant: &str, depth: u32, repeat: u32) -> Resul
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .with_context(|| format!("starting {}", bin.display()))?;
-    let mut stdin = child.stdin.take().context("engine stdin")?;
-    let mut lines = BufReader::new(child.stdout.take().context("engine stdout")?).lines();
+        .map_err(PipelineError::io(IoOp::Start, bin))?;
+    let talk = |e: std::io::Error| PipelineError::io(IoOp::Talk, bin)(e);
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or(PipelineError::EnginePipe("stdin"))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or(PipelineError::EnginePipe("stdout"))?;
+    let mut lines = BufReader::new(stdout).lines();
     let mut wait_for = |prefix: &str| -> Result<String> {
         for line in lines.by_ref() {
-            let line = line?;
+            let line = line.map_err(talk)?;
             if line.starts_with(prefix) {
                 return Ok(line);
             }
         }
-        bail!("engine closed before printing {prefix:?}")
+        Err(PipelineError::EngineClosed {
+            expected: prefix.to_string(),
+        })
     };
-    writeln!(stdin, "uci")?;
+    let mut send = |text: &str| writeln!(stdin, "{text}").map_err(talk);
+    send("uci")?;
     wait_for("uciok")?;
-    writeln!(stdin, "setoption name UCI_Variant value {variant}")?;
-    writeln!(stdin, "isready")?;
+    send(&format!("setoption name UCI_Variant value {variant}"))?;
+    send("isready")?;
     wait_for("readyok")?;
     let mut best = f64::INFINITY;
     let mut nodes = 0;
     for _ in 0..repeat.max(1) {
-        writeln!(stdin, "position startpos")?;
+        send("position startpos")?;
         let t = Instant::now();
-        writeln!(stdin, "go perft {depth}")?;
+        send(&format!("go perft {depth}"))?;
         let line = wait_for("Nodes searched")?;
         best = best.min(t.elapsed().as_secs_f64());
         nodes = line
             .rsplit(' ')
             .next()
             .and_then(|n| n.trim().parse().ok())
-            .with_context(|| format!("unexpected perft line {line:?}"))?;
+            .ok_or(PipelineError::PerftLine { line })?;
     }
-    writeln!(stdin, "quit")?;
+    send("quit")?;
     let _ = child.wait();
     Ok((nodes, best))
 }
@@ -222,10 +234,10 @@ pub fn selfplay_efficiency(o: &SelfplayOptions) -> Result<SelfplayBench> {
         resign_consecutive: 0,
         ..o.selfplay.clone()
     };
-    sp.validate().map_err(anyhow::Error::msg)?;
+    sp.validate()?;
     let networks = match o.simulate_ms {
         Some(ms) if !(ms > 0.0 && ms < 60_000.0) => {
-            bail!("--simulate-device: the latency must be above 0 and below 60,000 ms")
+            return Err(PipelineError::SimulatedLatency { ms })
         }
         Some(ms) => Networks::Simulated(Duration::from_secs_f64(ms / 1000.0)),
         None => Networks::Published,
@@ -259,10 +271,10 @@ fn bench_run(dir: &Path, o: &SelfplayOptions, sp: &SelfPlayConfig) -> Result<Run
     cfg.seed = 1;
     cfg.selfplay = sp.clone();
     cfg.search.simulations = o.simulations;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(PipelineError::io(IoOp::Create, dir))?;
     let path = dir.join("bench.toml");
-    let text = toml::to_string(&cfg).context("serialising the benchmark's run config")?;
-    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    let text = crate::run::to_toml(&cfg, "the benchmark's run config")?;
+    std::fs::write(&path, text).map_err(PipelineError::io(IoOp::Write, &path))?;
     Run::open(&path, dir, false)
 }
 
@@ -426,9 +438,10 @@ pub fn store_costs(dir: &Path, variant: &str, shards: usize, plies: usize) -> Re
     let mut samples = 0;
     for n in &names {
         for g in crate::store::read_checked(dir, n, &v.name, enc.policy_len())? {
-            window
-                .add_game(&g)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", n.path(dir).display()))?;
+            window.add_game(&g).map_err(|source| PipelineError::Game {
+                path: n.path(dir),
+                source,
+            })?;
             samples += g.num_samples() as u64;
         }
     }

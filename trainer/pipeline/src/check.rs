@@ -2,8 +2,8 @@
 //! files and directories.
 
 use crate::config::RunConfig;
+use crate::error::{IoOp, PipelineError, Result};
 use crate::run::load_variant;
-use anyhow::{bail, Context, Result};
 use rules::Variant;
 use std::path::{Path, PathBuf};
 
@@ -13,7 +13,7 @@ pub fn collect_tomls(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     for p in paths {
         if p.is_dir() {
             let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
-                .with_context(|| format!("reading {}", p.display()))?
+                .map_err(PipelineError::io(IoOp::Read, p))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .collect();
             entries.sort();
@@ -27,7 +27,7 @@ pub fn collect_tomls(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         } else if p.exists() {
             out.push(p.clone());
         } else {
-            bail!("{}: no such file or directory", p.display());
+            return Err(PipelineError::NoSuchPath { path: p.clone() });
         }
     }
     Ok(out)
@@ -70,16 +70,17 @@ pub fn check_file(f: &Path) -> Result<Checked> {
             Ok(plain(format!("model {}", m.name)))
         }
         "run" => {
-            let text =
-                std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
-            let r = RunConfig::from_toml(&text, &f.display().to_string())?;
+            let text = std::fs::read_to_string(f).map_err(PipelineError::io(IoOp::Read, f))?;
+            let file = f.display().to_string();
+            let r = RunConfig::from_toml(&text, &file)?;
             // The run's variant and network must resolve too.
-            let v =
-                load_variant(&r.variant).with_context(|| format!("{}: variant", f.display()))?;
-            model::ModelConfig::load(&r.model)
-                .with_context(|| format!("{}: model", f.display()))?;
+            let v = variant_of(&r.variant, &file)?;
+            model::ModelConfig::load(&r.model).map_err(|source| PipelineError::ModelOf {
+                file: file.clone(),
+                source,
+            })?;
             encoding::Encoder::with_layout(v.clone(), r.encoding)
-                .with_context(|| format!("{}: encoding", f.display()))?;
+                .map_err(|source| PipelineError::Encoding { file, source })?;
             Ok(plain(format!(
                 "run {} ({} with {})",
                 r.name, v.name, r.model
@@ -95,8 +96,7 @@ pub fn check_file(f: &Path) -> Result<Checked> {
                 None => f.to_path_buf(),
             };
             let l = crate::ladder::Ladder::load_path(&ladder_file)?;
-            load_variant(&l.spec.variant)
-                .with_context(|| format!("{}: variant", ladder_file.display()))?;
+            variant_of(&l.spec.variant, &ladder_file.display().to_string())?;
             Ok(plain(if ladder_file == f {
                 format!(
                     "ladder {} ({}, {} rungs)",
@@ -116,4 +116,12 @@ pub fn check_file(f: &Path) -> Result<Checked> {
             })
         }
     }
+}
+
+/// The variant named by the config file `file`; an error names the file.
+fn variant_of(name: &str, file: &str) -> Result<std::sync::Arc<Variant>> {
+    load_variant(name).map_err(|source| PipelineError::VariantOf {
+        file: file.to_string(),
+        source: Box::new(source),
+    })
 }

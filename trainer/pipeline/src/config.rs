@@ -1,7 +1,7 @@
 //! Run configs (`configs/runs/*.toml`): what a run plays, how it trains, how it is evaluated
 //! and when it stops. Errors name the file and the key.
 
-use anyhow::Result;
+use crate::error::{KeyError, PipelineError, Result};
 use model::{Device, TrainConfig};
 use search::SearchConfig;
 use selfplay::SelfPlayConfig;
@@ -29,7 +29,7 @@ pub struct RunConfig {
     #[serde(default)]
     pub seed: u64,
     /// cpu, cuda, cuda:N or auto (the default); a device this machine lacks is an error.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "model::deserialize_device")]
     pub device: Device,
     /// The run stops after publishing this many networks...
     pub generations: u64,
@@ -151,24 +151,22 @@ impl ReplayConfig {
         }
     }
 
-    /// Checks ranges; errors name the key (`replay.<key>: reason`).
-    pub fn validate(&self) -> std::result::Result<(), String> {
-        let e = |m: &str| Err(m.to_string());
+    /// Checks ranges; errors name the key (`replay.<key>`).
+    pub fn validate(&self) -> std::result::Result<(), KeyError> {
+        let e = |key: &str, why: &str| Err(KeyError::new(key, why));
         if self.min_window == 0 || self.max_window < self.min_window {
-            return e("replay: need 0 < min_window <= max_window");
+            return e("replay", "need 0 < min_window <= max_window");
         }
         if !(0.0..=1.0).contains(&self.growth) {
-            return e("replay.growth: must be in [0, 1]");
+            return e("replay.growth", "must be in [0, 1]");
         }
         if !(0.0..=1.0).contains(&self.exponent) {
-            return e("replay.exponent: must be in [0, 1]");
+            return e("replay.exponent", "must be in [0, 1]");
         }
         if !(0.0..=1.0).contains(&self.scale) {
-            return e("replay.scale: must be in [0, 1]");
+            return e("replay.scale", "must be in [0, 1]");
         }
-        self.value_targets()
-            .validate()
-            .map_err(|m| format!("replay.{m}"))
+        self.value_targets().validate().map_err(KeyError::from)
     }
 }
 
@@ -279,8 +277,8 @@ pub const MAX_RUN_NAME: usize = 255;
 /// Checks a run name: the run directory is `runs/<name>`, so the name must be one plain path
 /// component that stays under `runs/`: not empty, not `.` or `..`, no separator, no NUL, not
 /// absolute, only letters, digits, '-', '_' and '.', at most [`MAX_RUN_NAME`] bytes. The error
-/// names the key (`name: reason`).
-pub fn check_run_name(name: &str) -> std::result::Result<(), String> {
+/// names the key (`name`).
+pub fn check_run_name(name: &str) -> std::result::Result<(), KeyError> {
     let why = if name.is_empty() {
         "must not be empty"
     } else if name == "." || name == ".." {
@@ -300,7 +298,7 @@ pub fn check_run_name(name: &str) -> std::result::Result<(), String> {
             _ => "is not one plain directory name",
         }
     };
-    Err(format!("name: {name:?} {why}"))
+    Err(KeyError::new("name", format!("{name:?} {why}")))
 }
 
 impl RunConfig {
@@ -310,12 +308,15 @@ impl RunConfig {
             // The line (and so the key) the parser stopped at, when the error is on one line.
             let one_line =
                 |s: &std::ops::Range<usize>| text.get(s.clone()).is_some_and(|t| !t.contains('\n'));
-            let at = e.span().filter(one_line).map_or(String::new(), |s| {
+            let line = e.span().filter(one_line).map(|s| {
                 let n = text[..s.start.min(text.len())].matches('\n').count();
-                let line = text.lines().nth(n).unwrap_or("").trim();
-                format!("line {} ({line}): ", n + 1)
+                (n + 1, text.lines().nth(n).unwrap_or("").trim().to_string())
             });
-            anyhow::anyhow!("{file}: {at}{}", e.message())
+            PipelineError::Toml {
+                file: file.to_string(),
+                line,
+                reason: e.message().to_string(),
+            }
         })?;
         if c.name.is_empty() {
             c.name = Path::new(file)
@@ -323,80 +324,102 @@ impl RunConfig {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "run".into());
         }
-        c.validate().map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+        c.validate().map_err(|e| e.in_file(file))?;
         c.training.validate(file)?;
         Ok(c)
     }
 
-    fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), KeyError> {
         // First: a name that leaves `runs/` must be refused before anything is made of it.
         check_run_name(&self.name)?;
-        self.selfplay.validate().map_err(|e| e.to_string())?;
-        self.search.validate().map_err(|e| e.to_string())?;
-        let e = |m: &str| Err(m.to_string());
+        self.selfplay.validate()?;
+        self.search.validate()?;
+        let e = |key: &str, why: &str| Err(KeyError::new(key, why));
         if self.generations == 0 {
-            return e("generations: must be at least 1");
+            return e("generations", "must be at least 1");
         }
         if self.steps_per_generation == 0 {
-            return e("steps_per_generation: must be at least 1");
+            return e("steps_per_generation", "must be at least 1");
         }
         if !(self.max_minutes >= 0.0 && self.max_minutes.is_finite()) {
-            return e("max_minutes: must be 0 (no limit) or a positive number");
+            return e("max_minutes", "must be 0 (no limit) or a positive number");
         }
         if !(self.sample_reuse > 0.0 && self.sample_reuse.is_finite()) {
-            return e("sample_reuse: must be a positive number");
+            return e("sample_reuse", "must be a positive number");
         }
         self.replay.validate()?;
+        self.validate_evaluation()?;
+        check_run_name(&self.name)
+    }
+
+    /// Checks `[evaluation]`: ranges, the ladder (it loads and is for this variant), anchors.
+    fn validate_evaluation(&self) -> std::result::Result<(), KeyError> {
+        let e = |key: &str, why: &str| Err(KeyError::new(key, why));
         let ev = &self.evaluation;
         if ev.gating && !ev.vs_previous {
-            return e("evaluation.gating: needs vs_previous = true");
+            return e("evaluation.gating", "needs vs_previous = true");
         }
         if ev.gating && ev.games == 0 {
-            return e("evaluation.gating: needs evaluation.games > 0");
+            return e("evaluation.gating", "needs evaluation.games > 0");
         }
         if ev.simulations == 0 {
-            return e("evaluation.simulations: must be at least 1");
+            return e("evaluation.simulations", "must be at least 1");
         }
         if ev.every == 0 {
-            return e("evaluation.every: must be at least 1");
+            return e("evaluation.every", "must be at least 1");
         }
         if !(ev.share > 0.0 && ev.share <= 1.0) {
-            return e("evaluation.share: must be in (0, 1]");
+            return e("evaluation.share", "must be in (0, 1]");
         }
         if !(0.0..=1.0).contains(&ev.gating_score) {
-            return e("evaluation.gating_score: must be in [0, 1]");
+            return e("evaluation.gating_score", "must be in [0, 1]");
         }
         if !ev.ladder.is_empty() {
-            if ev.ladder_games < 2 || ev.ladder_every == 0 {
-                return e(
-                    "evaluation.ladder_games: must be at least 2, and ladder_every at least 1",
-                );
-            }
-            let l = crate::ladder::Ladder::load(&ev.ladder)
-                .map_err(|err| format!("evaluation.ladder: {err:#}"))?;
-            let name = |v: &str| crate::run::load_variant(v).map(|v| v.name.clone());
-            let same = match (name(&l.spec.variant), name(&self.variant)) {
-                (Ok(a), Ok(b)) => a == b,
-                _ => l.spec.variant == self.variant,
-            };
-            if !same {
-                return Err(format!(
-                    "evaluation.ladder: the {} ladder is for {}, not {}",
-                    l.name, l.spec.variant, self.variant
-                ));
-            }
+            self.validate_ladder()?;
         }
         for (i, a) in ev.anchors.iter().enumerate() {
             let key = format!("evaluation.anchors[{i}]");
             crate::ladder::check_opponent(&key, &a.name, &a.player, &a.protocol)?;
             if a.games == 0 || a.nodes == 0 || a.every == 0 {
-                return Err(format!("{key}: games, nodes and every must be at least 1"));
+                return Err(KeyError::new(
+                    key,
+                    "games, nodes and every must be at least 1",
+                ));
             }
             if ev.anchors[..i].iter().any(|b| b.name == a.name) {
-                return Err(format!("{key}.name: {:?} is used twice", a.name));
+                let why = format!("{:?} is used twice", a.name);
+                return Err(KeyError::new(format!("{key}.name"), why));
             }
         }
-        check_run_name(&self.name)
+        Ok(())
+    }
+
+    /// Checks `evaluation.ladder`: it loads and is for this run's variant.
+    fn validate_ladder(&self) -> std::result::Result<(), KeyError> {
+        let ev = &self.evaluation;
+        if ev.ladder_games < 2 || ev.ladder_every == 0 {
+            return Err(KeyError::new(
+                "evaluation.ladder_games",
+                "must be at least 2, and ladder_every at least 1",
+            ));
+        }
+        let l = crate::ladder::Ladder::load(&ev.ladder)
+            .map_err(|err| KeyError::new("evaluation.ladder", err.chain().to_string()))?;
+        let name = |v: &str| crate::run::load_variant(v).map(|v| v.name.clone());
+        let same = match (name(&l.spec.variant), name(&self.variant)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => l.spec.variant == self.variant,
+        };
+        if !same {
+            return Err(KeyError::new(
+                "evaluation.ladder",
+                format!(
+                    "the {} ladder is for {}, not {}",
+                    l.name, l.spec.variant, self.variant
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Wall-time budget in seconds (None: no limit).

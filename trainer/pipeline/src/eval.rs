@@ -6,11 +6,11 @@
 //! network calls; against external engines and timed anchors by the referee.
 
 use crate::config::AnchorConfig;
+use crate::error::{Chain, IoOp, PipelineError, Result};
 use crate::ladder::Ladder;
 use crate::metrics::{thread_cpu_seconds, Reporter};
 use crate::run::{GenerationReport, LadderReport, MatchReport, Run};
 use crate::Shared;
-use anyhow::Result;
 use arena::{MatchSettings, Opening, Player, Protocol, TimeControl};
 use indicatif::ProgressBar;
 use model::Device;
@@ -86,7 +86,10 @@ impl<'a> Evaluator<'a> {
         let ladder = run
             .ladder()
             .unwrap_or_else(|e| {
-                reporter.log(&format!("ladder: {e:#}; the run is evaluated without it"));
+                reporter.log(&format!(
+                    "ladder: {}; the run is evaluated without it",
+                    e.chain()
+                ));
                 None
             })
             .map(|l| {
@@ -159,14 +162,15 @@ impl<'a> Evaluator<'a> {
 
     fn model_player(&self, gen: u64, nodes: u32) -> Result<Player> {
         let path = self.run.model_path(gen);
-        Player::from_spec(
+        Ok(Player::from_spec(
             &format!("model:{}", path.display()),
             Protocol::Usi,
             &[],
             &self.run.variant,
             nodes,
             self.run.cfg.device,
-        )
+            &crate::ModelOpener,
+        )?)
     }
 
     /// One match of `gen` against `opp`; None when the run stopped during it.
@@ -232,7 +236,7 @@ impl<'a> Evaluator<'a> {
             return Ok(None);
         }
         let games_dir = self.run.dir.join("games");
-        std::fs::create_dir_all(&games_dir)?;
+        std::fs::create_dir_all(&games_dir).map_err(PipelineError::io(IoOp::Create, &games_dir))?;
         model::write_atomic(
             &games_dir.join(format!("{gen:06}-vs-{label}.txt")),
             lines.as_bytes(),
@@ -356,12 +360,21 @@ impl<'a> Evaluator<'a> {
             .collect();
         let protocol = a.protocol.parse().unwrap_or(Protocol::Usi);
         let variant = &self.run.variant;
-        match Player::from_spec(&a.player, protocol, &options, variant, a.nodes, Device::Cpu) {
+        match Player::from_spec(
+            &a.player,
+            protocol,
+            &options,
+            variant,
+            a.nodes,
+            Device::Cpu,
+            &crate::ModelOpener,
+        ) {
             Ok(p) => Some(p),
             Err(e) => {
                 self.reporter.log(&format!(
-                    "anchor {}: cannot start ({e:#}); it is left out of this run's evaluation",
-                    a.name
+                    "anchor {}: cannot start ({}); it is left out of this run's evaluation",
+                    a.name,
+                    Chain(&e)
                 ));
                 self.anchors[i].broken = true;
                 None
@@ -403,8 +416,9 @@ impl<'a> Evaluator<'a> {
                     Ok(p) => st.players[i] = Some(p),
                     Err(e) => {
                         self.reporter.log(&format!(
-                            "ladder rung {}: cannot start ({e:#}); it is left out of this run's ladder",
-                            rung.name
+                            "ladder rung {}: cannot start ({}); it is left out of this run's ladder",
+                            rung.name,
+                            e.chain()
                         ));
                         st.broken[i] = true;
                         continue;

@@ -1,8 +1,8 @@
 //! Exports of a run's self-play data for other trainers: dlshogi's `hcpe` records.
 
+use crate::error::{PipelineError, Result};
 use crate::run::Run;
 use crate::store;
-use anyhow::{bail, Context, Result};
 use selfplay::hcpe;
 use std::ops::RangeInclusive;
 use std::path::Path;
@@ -23,9 +23,11 @@ pub fn parse_generations(s: &str) -> Result<RangeInclusive<u64>> {
     let num = |t: &str, default: u64| -> Result<u64> {
         match t.trim() {
             "" => Ok(default),
-            t => t
-                .parse()
-                .with_context(|| format!("--generations {s:?}: {t:?} is not a generation number")),
+            t => t.parse().map_err(|source| PipelineError::GenerationNumber {
+                range: s.to_string(),
+                token: t.to_string(),
+                source,
+            }),
         }
     };
     let (a, b) = match s.split_once("..") {
@@ -36,7 +38,9 @@ pub fn parse_generations(s: &str) -> Result<RangeInclusive<u64>> {
         }
     };
     if a > b {
-        bail!("--generations {s:?}: the first generation comes after the last");
+        return Err(PipelineError::GenerationOrder {
+            range: s.to_string(),
+        });
     }
     Ok(a..=b)
 }
@@ -45,11 +49,11 @@ pub fn parse_generations(s: &str) -> Result<RangeInclusive<u64>> {
 /// of `generations` as dlshogi `hcpe` records to `out` (atomically: a temporary name, then a
 /// rename). Standard shogi only. Damaged shards and games are skipped with a warning.
 pub fn export_hcpe(run: &Run, generations: RangeInclusive<u64>, out: &Path) -> Result<ExportStats> {
-    encoding::dlshogi::check_standard_shogi(&run.variant).map_err(|why| {
-        anyhow::anyhow!(
-            "hcpe holds standard shogi positions only: {} is not ({why})",
-            run.variant.name
-        )
+    encoding::dlshogi::check_standard_shogi(&run.variant).map_err(|reason| {
+        PipelineError::NotStandardShogi {
+            variant: run.variant.name.clone(),
+            reason,
+        }
     })?;
     let mut stats = ExportStats::default();
     let mut bytes = Vec::new();
@@ -87,7 +91,10 @@ pub fn export_hcpe(run: &Run, generations: RangeInclusive<u64>, out: &Path) -> R
             }
         }
     }
-    atomic_file::write_bytes(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
+    atomic_file::write_bytes(out, &bytes).map_err(|e| PipelineError::Writing {
+        path: out.to_path_buf(),
+        source: Box::new(e),
+    })?;
     Ok(stats)
 }
 

@@ -16,14 +16,14 @@
 //! within +-10000. The halfmove clock of the FEN counts as Fairy-Stockfish does: plies since
 //! the last capture, drop or promotion (a Kyoto piece turning over is none).
 
+use crate::error::{IoOp, PipelineError, Result};
 use crate::export::games_or_skip;
 use crate::export::ExportStats;
 use crate::run::Run;
 use crate::store;
-use anyhow::{Context, Result};
 use model::nnue::{score_of_value, FeatureLayout, FsfRules};
 use rules::{Move, Position};
-use selfplay::GameRecord;
+use selfplay::{GameRecord, SelfPlayError};
 use std::io::Write;
 use std::ops::{ControlFlow, RangeInclusive};
 use std::path::Path;
@@ -54,11 +54,13 @@ pub fn game_samples(
     rec: &GameRecord,
     run: &Run,
     mut f: impl FnMut(FsfSample) -> ControlFlow<()>,
-) -> Result<ControlFlow<()>, String> {
-    let mut pos = Position::from_sfen(&run.variant, &rec.start_sfen).map_err(|e| e.to_string())?;
+) -> std::result::Result<ControlFlow<()>, SelfPlayError> {
+    let mut pos = Position::from_sfen(&run.variant, &rec.start_sfen)?;
     let mut halfmove = 0u32;
     for (ply, (usi, target)) in rec.moves.iter().zip(&rec.targets).enumerate() {
-        let mv = pos.parse_usi(usi).map_err(|e| format!("ply {ply}: {e}"))?;
+        let mv = pos
+            .parse_usi(usi)
+            .map_err(|source| SelfPlayError::Move { ply, source })?;
         if let Some(t) = target {
             let legal = run.encoder.legal_indices(&pos);
             let best = t
@@ -67,7 +69,10 @@ pub fn game_samples(
                 .filter_map(|&(i, p)| legal.iter().find(|l| l.0 == i as usize).map(|l| (l.1, p)))
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .map(|(m, _)| m)
-                .ok_or(format!("ply {ply}: the policy target has no legal move"))?;
+                .ok_or_else(|| SelfPlayError::Target {
+                    ply,
+                    reason: "the policy target has no legal move".into(),
+                })?;
             let sample = FsfSample {
                 position: pos.clone(),
                 value: t.value,
@@ -174,36 +179,46 @@ pub fn export_fsf_plain(
         std::process::id(),
         out.file_name().unwrap_or_default().to_string_lossy()
     ));
-    let written = (|| -> Result<ExportStats> {
-        let file =
-            std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        let mut w = std::io::BufWriter::new(file);
-        let mut err = None;
-        let stats = for_each_sample(run, &generations, false, |s| {
-            match w.write_all(plain_record(&layout, &s).as_bytes()) {
-                Ok(()) => ControlFlow::Continue(()),
-                Err(e) => {
-                    err = Some(e);
-                    ControlFlow::Break(())
-                }
-            }
-        })?;
-        if let Some(e) = err {
-            return Err(e.into());
-        }
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        Ok(stats)
-    })();
-    let stats = match written {
+    let writing = |e: Box<dyn std::error::Error + Send + Sync>| PipelineError::Writing {
+        path: out.to_path_buf(),
+        source: e,
+    };
+    let stats = match write_plain(run, &generations, &layout, &tmp) {
         Ok(s) => s,
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);
-            return Err(e.context(format!("writing {}", out.display())));
+            return Err(writing(e));
         }
     };
-    std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
+    std::fs::rename(&tmp, out).map_err(|e| writing(Box::new(e)))?;
     Ok((stats, layout.rules().name.clone()))
+}
+
+/// Writes the plain records of `generations` to `tmp` and syncs it.
+fn write_plain(
+    run: &Run,
+    generations: &RangeInclusive<u64>,
+    layout: &FeatureLayout,
+    tmp: &Path,
+) -> std::result::Result<ExportStats, Box<dyn std::error::Error + Send + Sync>> {
+    let file = std::fs::File::create(tmp).map_err(PipelineError::io(IoOp::Create, tmp))?;
+    let mut w = std::io::BufWriter::new(file);
+    let mut err = None;
+    let stats = for_each_sample(run, generations, false, |s| {
+        match w.write_all(plain_record(layout, &s).as_bytes()) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                err = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    })?;
+    if let Some(e) = err {
+        return Err(e.into());
+    }
+    let file = w.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()?;
+    Ok(stats)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! of generations are comparable across the run and across runs.
 
 use crate::config::AnchorConfig;
-use anyhow::{anyhow, bail, Context, Result};
+use crate::error::{IoOp, KeyError, PipelineError, Result};
 use arena::elo::{Pairing, Rating, Results};
 use arena::{MatchSettings, Opening, Player, Protocol, Tally, TimeControl};
 use rules::Variant;
@@ -65,7 +65,7 @@ impl Rung {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        let protocol: Protocol = self.protocol.parse().map_err(|e| anyhow!("{e}"))?;
+        let protocol: Protocol = self.protocol.parse()?;
         let p = Player::from_spec(
             &self.player,
             protocol,
@@ -73,8 +73,12 @@ impl Rung {
             variant,
             self.nodes,
             model::Device::Cpu,
+            &crate::ModelOpener,
         )
-        .with_context(|| format!("rung {}", self.name))?;
+        .map_err(|source| PipelineError::Rung {
+            name: self.name.clone(),
+            source: Box::new(source),
+        })?;
         Ok(p.with_engine_nodes(self.nodes))
     }
 
@@ -211,27 +215,29 @@ pub fn resolve(name_or_path: &str) -> Option<PathBuf> {
 impl LadderSpec {
     /// Parses and checks a ladder file; errors name the file, the key and the reason.
     pub fn from_toml(text: &str, file: &str) -> Result<LadderSpec> {
-        let s: LadderSpec = toml::from_str(text).map_err(|e| anyhow!("{file}: {}", e.message()))?;
-        s.validate().map_err(|e| anyhow!("{file}: {e}"))?;
+        let s: LadderSpec = toml::from_str(text).map_err(|e| toml_error(file, &e))?;
+        s.validate().map_err(|e| e.in_file(file))?;
         Ok(s)
     }
 
-    fn validate(&self) -> std::result::Result<(), String> {
+    fn validate(&self) -> std::result::Result<(), KeyError> {
         if self.rungs.len() < 2 {
-            return Err("rungs: a ladder needs at least two rungs".into());
+            return Err(KeyError::new("rungs", "a ladder needs at least two rungs"));
         }
         for (i, r) in self.rungs.iter().enumerate() {
             let key = format!("rungs[{i}]");
             check_opponent(&key, &r.name, &r.player, &r.protocol)?;
             if self.rungs[..i].iter().any(|o| o.name == r.name) {
-                return Err(format!("{key}.name: {:?} is used twice", r.name));
+                let why = format!("{:?} is used twice", r.name);
+                return Err(KeyError::new(format!("{key}.name"), why));
             }
             if r.nodes == 0 {
-                return Err(format!("{key}.nodes: must be at least 1"));
+                return Err(KeyError::new(format!("{key}.nodes"), "must be at least 1"));
             }
         }
         if self.index(&self.zero).is_none() {
-            return Err(format!("zero: {:?} is not a rung", self.zero));
+            let why = format!("{:?} is not a rung", self.zero);
+            return Err(KeyError::new("zero", why));
         }
         Ok(())
     }
@@ -242,6 +248,15 @@ impl LadderSpec {
     }
 }
 
+/// A TOML error of a ladder or calibration file: the file and the parser's message.
+fn toml_error(file: &str, e: &toml::de::Error) -> PipelineError {
+    PipelineError::Toml {
+        file: file.to_string(),
+        line: None,
+        reason: e.message().to_string(),
+    }
+}
+
 /// Checks a fixed opponent's keys (a ladder rung or an evaluation anchor), under `key`: its
 /// name is a plain label, its player `mcts` or `engine:CMD`, its protocol `usi` or `uci`.
 pub fn check_opponent(
@@ -249,21 +264,22 @@ pub fn check_opponent(
     name: &str,
     player: &str,
     protocol: &str,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), KeyError> {
     if name.is_empty()
         || !name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
     {
-        return Err(format!("{key}.name: use letters, digits, '-', '_' or '.'"));
+        let why = "use letters, digits, '-', '_' or '.'";
+        return Err(KeyError::new(format!("{key}.name"), why));
     }
     if player != "mcts" && !player.starts_with("engine:") {
-        return Err(format!(
-            "{key}.player: expected \"mcts\" or \"engine:COMMAND\""
-        ));
+        let why = "expected \"mcts\" or \"engine:COMMAND\"";
+        return Err(KeyError::new(format!("{key}.player"), why));
     }
     if protocol.parse::<Protocol>().is_err() {
-        return Err(format!("{key}.protocol: expected \"usi\" or \"uci\""));
+        let why = "expected \"usi\" or \"uci\"";
+        return Err(KeyError::new(format!("{key}.protocol"), why));
     }
     Ok(())
 }
@@ -272,42 +288,50 @@ impl Calibration {
     /// Parses a calibration file and checks it against its ladder: every rung rated, every
     /// rating finite, the zero rung at 0, pairings of known rungs.
     pub fn from_toml(text: &str, file: &str, spec: &LadderSpec) -> Result<Calibration> {
-        let c: Calibration =
-            toml::from_str(text).map_err(|e| anyhow!("{file}: {}", e.message()))?;
+        let c: Calibration = toml::from_str(text).map_err(|e| toml_error(file, &e))?;
+        c.check(spec).map_err(|e| e.in_file(file))?;
+        Ok(c)
+    }
+
+    fn check(&self, spec: &LadderSpec) -> std::result::Result<(), KeyError> {
         for r in &spec.rungs {
-            let Some(x) = c.ratings.get(&r.name) else {
-                bail!(
-                    "{file}: ratings: rung {:?} has no rating (calibrate the ladder again)",
+            let Some(x) = self.ratings.get(&r.name) else {
+                let why = format!(
+                    "rung {:?} has no rating (calibrate the ladder again)",
                     r.name
                 );
+                return Err(KeyError::new("ratings", why));
             };
             if !(x.elo.is_finite() && x.low.is_finite() && x.high.is_finite()) {
-                bail!("{file}: ratings.{}: not a finite rating", r.name);
+                let key = format!("ratings.{}", r.name);
+                return Err(KeyError::new(key, "not a finite rating"));
             }
         }
-        if let Some(name) = c.ratings.keys().find(|n| spec.index(n).is_none()) {
-            bail!("{file}: ratings.{name}: no such rung in the ladder");
+        if let Some(name) = self.ratings.keys().find(|n| spec.index(n).is_none()) {
+            let key = format!("ratings.{name}");
+            return Err(KeyError::new(key, "no such rung in the ladder"));
         }
-        if c.ratings[&spec.zero].elo != 0.0 {
-            bail!("{file}: ratings.{}: the zero rung must be at 0", spec.zero);
+        if self.ratings[&spec.zero].elo != 0.0 {
+            let key = format!("ratings.{}", spec.zero);
+            return Err(KeyError::new(key, "the zero rung must be at 0"));
         }
-        for (i, p) in c.pairings.iter().enumerate() {
+        for (i, p) in self.pairings.iter().enumerate() {
             if spec.index(&p.a).is_none() || spec.index(&p.b).is_none() || p.a == p.b {
-                bail!(
-                    "{file}: pairings[{i}]: {:?} against {:?} is not a pairing of two rungs",
-                    p.a,
-                    p.b
-                );
+                let why = format!("{:?} against {:?} is not a pairing of two rungs", p.a, p.b);
+                return Err(KeyError::new(format!("pairings[{i}]"), why));
             }
         }
-        Ok(c)
+        Ok(())
     }
 
     /// Writes the calibration as TOML (atomically).
     pub fn save(&self, path: &Path) -> Result<()> {
         let text = format!(
             "# Generated by `trainer ladder calibrate`: do not edit by hand.\n{}",
-            toml::to_string(self)?
+            toml::to_string(self).map_err(|source| PipelineError::TomlOut {
+                what: "the calibration",
+                source,
+            })?
         );
         model::write_atomic(path, text.as_bytes())?;
         Ok(())
@@ -323,10 +347,10 @@ impl Ladder {
         }
         let Some(&(name, spec, cal)) = BUILTIN.iter().find(|b| b.0 == name_or_path) else {
             let known: Vec<&str> = BUILTIN.iter().map(|b| b.0).collect();
-            bail!(
-                "no ladder {name_or_path:?} (a path, a file stem of configs/ladders, or a built-in: {})",
-                known.join(", ")
-            );
+            return Err(PipelineError::UnknownLadder {
+                name: name_or_path.to_string(),
+                known: known.join(", "),
+            });
         };
         let spec = LadderSpec::from_toml(spec, &format!("{name}.toml"))?;
         let cal = Calibration::from_toml(cal, &format!("{name}.calibration.toml"), &spec)?;
@@ -337,12 +361,10 @@ impl Ladder {
     pub fn load_path(path: &Path) -> Result<Ladder> {
         let (spec, _) = read_spec(path)?;
         let cp = calibration_path(path);
-        let text = std::fs::read_to_string(&cp).with_context(|| {
-            format!(
-                "{}: the ladder is not calibrated (run `trainer ladder calibrate --ladder {}`)",
-                cp.display(),
-                path.display()
-            )
+        let text = std::fs::read_to_string(&cp).map_err(|source| PipelineError::Uncalibrated {
+            calibration: cp.clone(),
+            ladder: path.to_path_buf(),
+            source,
         })?;
         let cal = Calibration::from_toml(&text, &cp.display().to_string(), &spec)?;
         let name = path
@@ -447,9 +469,10 @@ impl Ladder {
 /// placement: counted as a result it would rate the engine's bugs, not its play.
 fn refuse_broken(reason: Option<String>, what: &str) -> Result<()> {
     match reason {
-        Some(r) => bail!(
-            "{what}: a game ended by a failure, not by play ({r}); such games cannot rate a rung"
-        ),
+        Some(reason) => Err(PipelineError::BrokenGame {
+            what: what.to_string(),
+            reason,
+        }),
         None => Ok(()),
     }
 }
@@ -463,8 +486,7 @@ fn points(s: arena::Score) -> f64 {
 }
 
 fn read_spec(path: &Path) -> Result<(LadderSpec, String)> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(PipelineError::io(IoOp::Read, path))?;
     Ok((
         LadderSpec::from_toml(&text, &path.display().to_string())?,
         text,
@@ -495,7 +517,11 @@ pub fn read_games(text: &str, spec: &LadderSpec, file: &str) -> Result<Vec<Pairi
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let bad = |why: &str| anyhow!("{file}: line {}: {why}", n + 1);
+        let bad = |reason: &'static str| PipelineError::GamesLine {
+            file: file.to_string(),
+            line: n + 1,
+            reason,
+        };
         let (head, _) = line
             .split_once(" | ")
             .ok_or_else(|| bad("no ' | ' before the record"))?;
@@ -535,7 +561,11 @@ pub fn fit_tallies(
     spec: &LadderSpec,
     tallies: &[PairingTally],
 ) -> Result<BTreeMap<String, RungRating>> {
-    let idx = |n: &str| spec.index(n).ok_or_else(|| anyhow!("{n:?} is not a rung"));
+    let idx = |n: &str| {
+        spec.index(n).ok_or_else(|| PipelineError::NotARung {
+            name: n.to_string(),
+        })
+    };
     let mut ps = Vec::new();
     for t in tallies {
         let games = (t.wins + t.draws + t.losses) as f64;
@@ -547,8 +577,9 @@ pub fn fit_tallies(
         });
     }
     let zero = idx(&spec.zero)?;
-    let r = arena::elo::fit(spec.rungs.len(), zero, &ps)
-        .map_err(|e| anyhow!("{e} (the player numbers are the rungs in file order, from 0)"))?;
+    let r = arena::elo::fit(spec.rungs.len(), zero, &ps).map_err(|e| PipelineError::Fit {
+        reason: e.to_string(),
+    })?;
     Ok(spec
         .rungs
         .iter()
@@ -595,8 +626,11 @@ pub fn calibrate(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Calibration> {
     let (spec, _) = read_spec(path)?;
-    let variant = crate::run::load_variant(&spec.variant)
-        .with_context(|| format!("{}: variant", path.display()))?;
+    let variant =
+        crate::run::load_variant(&spec.variant).map_err(|source| PipelineError::VariantOf {
+            file: path.display().to_string(),
+            source: Box::new(source),
+        })?;
     let openings = arena::random_openings(
         &variant,
         spec.opening_plies,

@@ -11,11 +11,13 @@
 pub mod bench;
 pub mod check;
 pub mod config;
+pub mod error;
 pub mod eval;
 pub mod export;
 pub mod fsfdata;
 pub mod ladder;
 pub mod metrics;
+pub mod networks;
 pub mod nnue;
 pub mod report;
 pub mod run;
@@ -25,12 +27,14 @@ pub mod train;
 pub mod worker;
 
 pub use config::{AnchorConfig, EvalConfig, ReplayConfig, RunConfig};
+pub use error::{IoOp, KeyError, PipelineError, Result};
 pub use metrics::{Metrics, Reporter};
+pub use networks::ModelOpener;
 pub use run::{load_variant, GenerationReport, MatchReport, Run, RunState};
 pub use worker::WorkerStats;
 
-use anyhow::Result;
 use indicatif::ProgressBar;
+use model::DeviceExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -84,8 +88,9 @@ pub fn stop_on_signals() -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // The second signal exits (status 130) while the first is still being handled.
-        signal_hook::flag::register_conditional_shutdown(sig, 130, flag.clone())?;
-        signal_hook::flag::register(sig, flag.clone())?;
+        signal_hook::flag::register_conditional_shutdown(sig, 130, flag.clone())
+            .map_err(PipelineError::Signals)?;
+        signal_hook::flag::register(sig, flag.clone()).map_err(PipelineError::Signals)?;
     }
     Ok(flag)
 }
@@ -108,9 +113,9 @@ fn reporter_for(run: &Run, tensorboard: bool) -> Reporter {
     Reporter::new(Some(&run.dir.join("log.txt")), metrics)
 }
 
-fn join<T>(h: std::thread::ScopedJoinHandle<'_, Result<T>>, what: &str) -> Result<T> {
-    h.join()
-        .map_err(|_| anyhow::anyhow!("the {what} thread panicked"))?
+/// The result of a role's thread; `what` names the thread when it panicked.
+fn join<T>(h: std::thread::ScopedJoinHandle<'_, Result<T>>, what: &'static str) -> Result<T> {
+    h.join().map_err(|_| PipelineError::Panicked { what })?
 }
 
 /// `trainer run`: self-play threads, the trainer and the evaluator in one process, until the
@@ -211,10 +216,10 @@ fn run_roles(
             let r = t.run(Some(train_bar));
             r.map(|_| metrics::thread_cpu_seconds() - cpu0)
         });
-        let tr = join(tr, "trainer");
+        let tr = join(tr, "the trainer thread");
         stop.store(true, Ordering::SeqCst);
-        let sp = join(sp, "self-play");
-        let ev = join(ev, "evaluation");
+        let sp = join(sp, "the self-play thread");
+        let ev = join(ev, "the evaluation thread");
         sp?;
         Ok((tr?, ev?))
     })?;
@@ -279,9 +284,9 @@ pub fn run_trainer(run: &Run, stop: Arc<AtomicBool>) -> Result<()> {
         let tr = s.spawn(|| -> Result<()> {
             train::TrainLoop::new(run, &shared, &reporter, None)?.run(Some(&train_bar))
         });
-        let tr = join(tr, "trainer");
+        let tr = join(tr, "the trainer thread");
         stop.store(true, Ordering::SeqCst);
-        let ev = join(ev, "evaluation");
+        let ev = join(ev, "the evaluation thread");
         tr?;
         ev
     })?;

@@ -5,9 +5,9 @@
 //! ([`crate::fsfdata`]); `model::nnue::train` trains and quantises the network, which is
 //! written atomically as the `.nnue` file Fairy-Stockfish reads.
 
+use crate::error::{PipelineError, Result};
 use crate::fsfdata;
 use crate::run::Run;
-use anyhow::{bail, Context, Result};
 use model::nnue::{train, NnueTrainConfig, TrainReport, TrainingSet};
 use std::ops::{ControlFlow, RangeInclusive};
 use std::path::Path;
@@ -64,14 +64,13 @@ pub fn train_nnue(
     let layout = fsfdata::layout_for(run, opts.fsf_variant.as_deref())?;
     let name = layout.rules().name.clone();
     if !usable_file_name(out, &name) {
-        bail!(
-            "{}: Fairy-Stockfish uses a network only when its file name starts with the \
-             variant's name: call it {name}-<anything>.nnue",
-            out.display()
-        );
+        return Err(PipelineError::NnueFileName {
+            path: out.to_path_buf(),
+            variant: name,
+        });
     }
     if opts.positions == 0 {
-        bail!("--positions must be at least 1");
+        return Err(PipelineError::NoPositions);
     }
     let mut set = TrainingSet::new(&layout);
     let stats = fsfdata::for_each_sample(run, &opts.generations, true, |s| {
@@ -83,11 +82,10 @@ pub fn train_nnue(
         }
     })?;
     if set.is_empty() {
-        bail!(
-            "{}: no self-play positions with a search target in generations {:?}",
-            run.dir.display(),
-            opts.generations
-        );
+        return Err(PipelineError::NoSamples {
+            dir: run.dir.clone(),
+            generations: opts.generations.clone(),
+        });
     }
     let mut cfg = opts.train.clone();
     cfg.description = format!(
@@ -100,7 +98,10 @@ pub fn train_nnue(
     );
     let (net, report) = train(&set, &layout, &cfg, progress)?;
     let bytes = net.to_bytes();
-    model::write_atomic(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
+    model::write_atomic(out, &bytes).map_err(|e| PipelineError::Writing {
+        path: out.to_path_buf(),
+        source: Box::new(e),
+    })?;
     Ok(NnueSummary {
         fsf_variant: name,
         ini: layout.rules().ini.clone(),

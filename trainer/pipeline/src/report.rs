@@ -7,8 +7,8 @@
 //! record (a cut-short last line, damage) is skipped and counted, a missing file is said on the
 //! page, and only a missing or damaged `state.json` is an error.
 
+use crate::error::Result;
 use crate::run::{GenerationReport, RunState};
-use anyhow::{Context, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -203,11 +203,7 @@ struct RunData {
 
 impl RunData {
     fn load(dir: &Path) -> Result<RunData> {
-        let path = dir.join("state.json");
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        let state: RunState = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not a valid run state", path.display()))?;
+        let state = crate::run::read_state(&dir.join("state.json"))?;
         let mut notes = Vec::new();
         let dir_name = dir
             .canonicalize()

@@ -11,9 +11,9 @@
 //! ```
 
 use crate::config::RunConfig;
-use anyhow::{bail, Context, Result};
+use crate::error::{IoOp, PipelineError, Result};
 use encoding::Encoder;
-use model::{write_atomic, Device, ModelConfig};
+use model::{write_atomic, Device, DeviceExt, ModelConfig};
 use rules::{Variant, VariantSpec};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -133,12 +133,13 @@ impl Run {
     /// frozen config is then used). With `resume_only` a missing directory is an error.
     pub fn open(config_path: &Path, runs_root: &Path, resume_only: bool) -> Result<Run> {
         let text = std::fs::read_to_string(config_path)
-            .with_context(|| format!("reading {}", config_path.display()))?;
+            .map_err(PipelineError::io(IoOp::Read, config_path))?;
         let cfg = RunConfig::from_toml(&text, &config_path.display().to_string())?;
         let dir = runs_root.join(&cfg.name);
         if dir.join("config.toml").exists() {
-            let frozen = std::fs::read_to_string(dir.join("config.toml"))
-                .with_context(|| format!("reading {}", dir.join("config.toml").display()))?;
+            let frozen_path = dir.join("config.toml");
+            let frozen = std::fs::read_to_string(&frozen_path)
+                .map_err(PipelineError::io(IoOp::Read, &frozen_path))?;
             if frozen != text {
                 eprintln!(
                     "note: {} exists; resuming with its frozen config.toml (edit that file to change a resumed run)",
@@ -148,18 +149,17 @@ impl Run {
             return Run::resume(&dir);
         }
         if resume_only {
-            bail!("--resume: {} does not exist", dir.display());
+            return Err(PipelineError::NoRunToResume { dir });
         }
         let variant = load_variant(&cfg.variant)?;
-        let encoder = Encoder::with_layout(variant.clone(), cfg.encoding)
-            .with_context(|| format!("{}: encoding", config_path.display()))?;
+        let encoder = encoder_for(&variant, &cfg, config_path)?;
         let model = ModelConfig::load(&cfg.model)?;
         let device = cfg.device.resolved();
-        std::fs::create_dir_all(dir.join("models"))
-            .with_context(|| format!("creating {}", dir.join("models").display()))?;
-        let vspec = toml::to_string(&variant.spec).context("serialising the variant")?;
+        let models = dir.join("models");
+        std::fs::create_dir_all(&models).map_err(PipelineError::io(IoOp::Create, &models))?;
+        let vspec = to_toml(&variant.spec, "the variant")?;
         write_atomic(&dir.join("variant.toml"), vspec.as_bytes())?;
-        let mtext = toml::to_string(&model).context("serialising the model")?;
+        let mtext = to_toml(&model, "the model")?;
         write_atomic(&dir.join("model.toml"), mtext.as_bytes())?;
         let run = Run {
             encoder,
@@ -181,18 +181,19 @@ impl Run {
     /// Opens the run in `dir` from its frozen files.
     pub fn resume(dir: &Path) -> Result<Run> {
         let cfg_path = dir.join("config.toml");
-        let text = std::fs::read_to_string(&cfg_path)
-            .with_context(|| format!("reading {} (is it a run directory?)", cfg_path.display()))?;
+        let text = std::fs::read_to_string(&cfg_path).map_err(|source| PipelineError::NotARun {
+            path: cfg_path.clone(),
+            source,
+        })?;
         let cfg = RunConfig::from_toml(&text, &cfg_path.display().to_string())?;
         let vpath = dir.join("variant.toml");
-        let vtext = std::fs::read_to_string(&vpath)
-            .with_context(|| format!("reading {}", vpath.display()))?;
+        let vtext =
+            std::fs::read_to_string(&vpath).map_err(PipelineError::io(IoOp::Read, &vpath))?;
         let spec = VariantSpec::from_toml(&vtext, &vpath.display().to_string())?;
         let variant = Arc::new(Variant::compile_named(spec, &vpath.display().to_string())?);
         let model = ModelConfig::load(&dir.join("model.toml").display().to_string())?;
         let device = cfg.device.resolved();
-        let encoder = Encoder::with_layout(variant.clone(), cfg.encoding)
-            .with_context(|| format!("{}: encoding", cfg_path.display()))?;
+        let encoder = encoder_for(&variant, &cfg, &cfg_path)?;
         Ok(Run {
             encoder,
             dir: dir.to_path_buf(),
@@ -214,7 +215,10 @@ impl Run {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
                 other => other,
             })
-            .with_context(|| format!("the run directory {} is not writable", self.dir.display()))
+            .map_err(|source| PipelineError::NotWritable {
+                dir: self.dir.clone(),
+                source,
+            })
     }
 
     /// Removes what killed writers of the trainer's files left behind (the trainer owns
@@ -255,7 +259,7 @@ impl Run {
         let l = crate::ladder::Ladder::load(name)?;
         l.calibration
             .save(&crate::ladder::calibration_path(&frozen))?;
-        let spec = toml::to_string(&l.spec).context("serialising the ladder")?;
+        let spec = to_toml(&l.spec, "the ladder")?;
         write_atomic(&frozen, spec.as_bytes())?;
         Ok(Some(l))
     }
@@ -263,25 +267,24 @@ impl Run {
     /// Reads state.json; a damaged one is an error naming the file.
     pub fn load_state(&self) -> Result<RunState> {
         let path = self.dir.join("state.json");
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        let s: RunState = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not a valid run state", path.display()))?;
+        let s = read_state(&path)?;
         if s.best > s.generation || !self.model_path(s.generation).exists() {
-            bail!(
-                "{}: generation {} / best {} do not match the models in {}",
-                path.display(),
-                s.generation,
-                s.best,
-                self.dir.join("models").display()
-            );
+            return Err(PipelineError::StateModels {
+                path,
+                generation: s.generation,
+                best: s.best,
+                models: self.dir.join("models"),
+            });
         }
         Ok(s)
     }
 
     /// Writes state.json atomically.
     pub fn save_state(&self, s: &RunState) -> Result<()> {
-        let bytes = serde_json::to_vec_pretty(s).context("serialising the state")?;
+        let bytes = serde_json::to_vec_pretty(s).map_err(|source| PipelineError::JsonOut {
+            what: "the state",
+            source,
+        })?;
         write_atomic(&self.dir.join("state.json"), &bytes)?;
         Ok(())
     }
@@ -297,4 +300,26 @@ impl Run {
         )?;
         Ok(net)
     }
+}
+
+/// Reads and parses a `state.json` (its generations not checked); errors name the file.
+pub fn read_state(path: &Path) -> Result<RunState> {
+    let text = std::fs::read_to_string(path).map_err(PipelineError::io(IoOp::Read, path))?;
+    serde_json::from_str(&text).map_err(|source| PipelineError::State {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The encoder of `cfg`'s layout for `variant`; an error names the config file.
+fn encoder_for(variant: &Arc<Variant>, cfg: &RunConfig, config_path: &Path) -> Result<Encoder> {
+    Encoder::with_layout(variant.clone(), cfg.encoding).map_err(|source| PipelineError::Encoding {
+        file: config_path.display().to_string(),
+        source,
+    })
+}
+
+/// `value` as TOML; `what` names it in an error.
+pub(crate) fn to_toml(value: &impl Serialize, what: &'static str) -> Result<String> {
+    toml::to_string(value).map_err(|source| PipelineError::TomlOut { what, source })
 }

@@ -1,10 +1,10 @@
 //! `trainer status`: a run's progress and its workers, read from the run directory only (it
 //! works from any machine that sees the directory, while the run goes on).
 
+use crate::error::Result;
 use crate::run::{Run, RunState};
 use crate::store;
 use crate::worker::{now_seconds, Heartbeat, HEARTBEAT_EVERY};
-use anyhow::Result;
 use std::fmt::Write;
 use std::path::Path;
 

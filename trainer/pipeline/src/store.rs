@@ -16,7 +16,7 @@
 //! shard; its samples are counted from its content, the name's count being only what a listing
 //! shows before it is read.
 
-use anyhow::{Context, Result};
+use crate::error::{IoOp, PipelineError, Result};
 use selfplay::{read_shard, write_shard, GameRecord, ShardHeader};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -97,10 +97,10 @@ pub fn list(dir: &Path) -> Result<Vec<ShardName>> {
     let entries = match std::fs::read_dir(&root) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(e).with_context(|| format!("listing {}", root.display())),
+        Err(e) => return Err(PipelineError::io(IoOp::List, &root)(e)),
     };
     for e in entries {
-        let e = e.with_context(|| format!("listing {}", root.display()))?;
+        let e = e.map_err(PipelineError::io(IoOp::List, &root))?;
         let Some(generation) = e.file_name().to_str().and_then(|n| n.parse::<u64>().ok()) else {
             continue;
         };
@@ -122,11 +122,11 @@ pub fn list_changed(dir: &Path, times: &mut DirTimes) -> Result<Vec<ShardName>> 
     let entries = match std::fs::read_dir(&root) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("listing {}", root.display())),
+        Err(e) => return Err(PipelineError::io(IoOp::List, &root)(e)),
     };
     let mut out = Vec::new();
     for e in entries {
-        let e = e.with_context(|| format!("listing {}", root.display()))?;
+        let e = e.map_err(PipelineError::io(IoOp::List, &root))?;
         let Some(generation) = e.file_name().to_str().and_then(|n| n.parse::<u64>().ok()) else {
             continue;
         };
@@ -161,11 +161,11 @@ pub fn list_generation(dir: &Path, generation: u64) -> Result<Vec<ShardName>> {
     let entries = match std::fs::read_dir(&gdir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("listing {}", gdir.display())),
+        Err(e) => return Err(PipelineError::io(IoOp::List, &gdir)(e)),
     };
     let mut out = Vec::new();
     for e in entries {
-        let e = e.with_context(|| format!("listing {}", gdir.display()))?;
+        let e = e.map_err(PipelineError::io(IoOp::List, &gdir))?;
         if let Some(s) = e
             .file_name()
             .to_str()
@@ -258,10 +258,9 @@ impl ShardWriter {
             samples: game.num_samples() as u64,
         };
         if name.samples > MAX_SHARD_SAMPLES {
-            anyhow::bail!(
-                "a game of {} training samples: more than a shard holds ({MAX_SHARD_SAMPLES}; lower selfplay.max_plies)",
-                name.samples
-            );
+            return Err(PipelineError::GameTooLong {
+                samples: name.samples,
+            });
         }
         self.seq += 1;
         let header = ShardHeader {
@@ -272,7 +271,7 @@ impl ShardWriter {
         };
         let path = name.path(&self.dir);
         write_shard(&path, &header, std::slice::from_ref(game))
-            .with_context(|| format!("storing a game in {}", path.display()))?;
+            .map_err(|source| PipelineError::StoreGame { path, source })?;
         Ok(name)
     }
 }
@@ -288,7 +287,10 @@ pub fn read_checked(
 ) -> Result<Vec<GameRecord>> {
     let path = name.path(dir);
     let (h, games) = read_shard(&path)?;
-    let bad = |why: String| anyhow::anyhow!("{}: {why}", path.display());
+    let bad = |reason: String| PipelineError::Shard {
+        path: path.clone(),
+        reason,
+    };
     if h.variant != variant {
         return Err(bad(format!(
             "games of variant {:?}, this run plays {variant:?}",

@@ -3,12 +3,12 @@
 //! steps (model file, checkpoint, then state.json: a worker that sees the new state always
 //! finds its network). Bad shards are skipped and counted, never trained on.
 
+use crate::error::{KeyError, PipelineError, Result};
 use crate::metrics::Reporter;
 use crate::run::Run;
 use crate::store::{self, Seen, ShardName};
 use crate::worker::WorkerStats;
 use crate::Shared;
-use anyhow::{Context, Result};
 use indicatif::ProgressBar;
 use model::{
     has_checkpoint, init_from_model, load_checkpoint, save_checkpoint, save_model,
@@ -100,7 +100,10 @@ impl<'a> TrainLoop<'a> {
         let ckpt = run.dir.join("checkpoint");
         let (t, published) = if has_checkpoint(&ckpt) {
             let (t, st) = load_checkpoint(&ckpt, run.device, Some(run.cfg.training.clone()))
-                .with_context(|| format!("resuming the trainer from {}", ckpt.display()))?;
+                .map_err(|source| PipelineError::Checkpoint {
+                    path: ckpt.clone(),
+                    source,
+                })?;
             if let Some(why) = &st.fallback {
                 reporter.log(&format!("damaged checkpoint: {why}"));
             }
@@ -135,7 +138,9 @@ impl<'a> TrainLoop<'a> {
                 run.encoder.clone(),
                 run.cfg.replay.value_targets(),
             )
-            .map_err(|e| anyhow::anyhow!("replay.{e}"))?,
+            .map_err(|e| {
+                KeyError::from(e).in_file(&run.dir.join("config.toml").display().to_string())
+            })?,
             t,
             seen: Seen::default(),
             dir_times: store::DirTimes::default(),
@@ -156,7 +161,8 @@ impl<'a> TrainLoop<'a> {
         let newest = shared.get().generation;
         if let Err(e) = run.evaluator(newest) {
             reporter.log(&format!(
-                "network {newest} does not load ({e:#}); publishing the trainer's weights as the next network"
+                "network {newest} does not load ({}); publishing the trainer's weights as the next network",
+                e.chain()
             ));
             me.publish()?;
         }
@@ -173,9 +179,10 @@ impl<'a> TrainLoop<'a> {
         self.seconds_before + self.started.elapsed().as_secs_f64()
     }
 
-    fn skip_bad(&mut self, e: anyhow::Error) {
+    fn skip_bad(&mut self, e: PipelineError) {
         self.bad_shards += 1;
-        self.reporter.log(&format!("skipping a bad shard: {e:#}"));
+        self.reporter
+            .log(&format!("skipping a bad shard: {}", e.chain()));
         self.reporter
             .scalar("data/bad_shards", self.bad_shards as f64, self.t.step);
     }
@@ -206,7 +213,7 @@ impl<'a> TrainLoop<'a> {
         for g in games {
             if let Err(e) = self.window.add_game(g) {
                 let path = name.path(&self.run.dir);
-                return self.skip_bad(anyhow::anyhow!("{}: {e}", path.display()));
+                return self.skip_bad(PipelineError::Game { path, source: e });
             }
             samples = samples.saturating_add(g.num_samples() as u64);
         }

@@ -5,11 +5,12 @@
 //! directory) feed one run: each thread has a random 64-bit id that names its shards and seeds
 //! its games. `trainer bench selfplay` measures this very path.
 
+use crate::error::{PipelineError, Result};
 use crate::metrics::{thread_cpu_seconds, Reporter};
 use crate::run::Run;
 use crate::store::{self, ShardName, ShardWriter};
-use anyhow::Result;
 use indicatif::ProgressBar;
+use model::DeviceExt;
 use search::Evaluator;
 use selfplay::server::ServerStats;
 use selfplay::{
@@ -121,7 +122,7 @@ pub fn run_workers_with(
             players.push(scope.spawn(move || {
                 let r = play_thread(source, t, stop, reporter, stats, moves_bar);
                 if let Err(e) = r {
-                    reporter.log(&format!("self-play thread {t} stopped: {e:#}"));
+                    reporter.log(&format!("self-play thread {t} stopped: {}", e.chain()));
                     // One failing thread stops the worker: its disk or network is the same.
                     stop.store(true, Ordering::SeqCst);
                     errors.lock().expect("errors").push(e);
@@ -170,9 +171,9 @@ impl Source<'_> {
         let Some((server, current)) = &self.server else {
             return self.load(generation);
         };
-        let mut current = current
-            .lock()
-            .map_err(|_| anyhow::anyhow!("a self-play thread panicked"))?;
+        let mut current = current.lock().map_err(|_| PipelineError::Panicked {
+            what: "a self-play thread",
+        })?;
         if let Some((g, h)) = current.as_ref() {
             if *g == generation {
                 return Ok(Box::new(h.clone()));
@@ -316,7 +317,7 @@ struct Thread<'a> {
     in_flight: HashMap<u64, u64>,
     /// Per generation: samples of own finished games not yet stored.
     unstored_samples: HashMap<u64, u64>,
-    error: Option<anyhow::Error>,
+    error: Option<PipelineError>,
     idle: Duration,
     reporter: &'a Reporter,
     /// A published network that failed to load (reported once).
@@ -412,8 +413,9 @@ impl<'e> Control<'e> for Thread<'_> {
                 if self.unloadable != Some(best) {
                     self.unloadable = Some(best);
                     self.reporter.log(&format!(
-                        "self-play keeps network {:?}: network {best} does not load: {e:#}",
-                        self.network
+                        "self-play keeps network {:?}: network {best} does not load: {}",
+                        self.network,
+                        e.chain()
                     ));
                 }
                 None
@@ -433,7 +435,7 @@ impl<'e> Control<'e> for Thread<'_> {
         // A writer that stopped has said why.
         self.collect_written();
         if !sent && self.error.is_none() {
-            self.error = Some(anyhow::anyhow!("the shard writer stopped"));
+            self.error = Some(PipelineError::ShardWriterStopped);
         }
         self.error.is_none()
     }
@@ -568,7 +570,7 @@ impl Thread<'_> {
         );
         *self.stats.cpu_seconds.lock().expect("cpu") += thread_cpu_seconds() - cpu0;
         *self.stats.idle_seconds.lock().expect("idle") += self.idle.as_secs_f64();
-        let r = r.map_err(|e| anyhow::anyhow!("self-play: {e}"))?;
+        let r = r.map_err(|source| PipelineError::Play { source })?;
         // The thread's final figures: its games in flight and its timings included.
         if let Ok(mut t) = self.stats.threads.lock() {
             t[self.slot] = r;
@@ -632,9 +634,10 @@ impl Thread<'_> {
                                 self.unloadable = (g != best).then_some(best);
                                 return Some((g, ev));
                             }
-                            Err(e) => self
-                                .reporter
-                                .log(&format!("self-play: network {g} does not load: {e:#}")),
+                            Err(e) => self.reporter.log(&format!(
+                                "self-play: network {g} does not load: {}",
+                                e.chain()
+                            )),
                         }
                     }
                 }

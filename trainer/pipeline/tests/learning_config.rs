@@ -8,7 +8,7 @@ use pipeline::{ReplayConfig, RunConfig};
 const BASE: &str = "variant = \"minishogi\"\nmodel = \"b2c16\"\ngenerations = 10\n\
                     steps_per_generation = 100\n";
 
-fn parse(extra: &str) -> anyhow::Result<RunConfig> {
+fn parse(extra: &str) -> pipeline::Result<RunConfig> {
     RunConfig::from_toml(&format!("{BASE}{extra}"), "test.toml")
 }
 

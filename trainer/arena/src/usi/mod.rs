@@ -48,12 +48,12 @@
 //! * Errors (malformed commands, bad tokens, illegal moves, model loading) are reported as
 //!   `info string error: <what>`; the engine keeps running and its state is unchanged.
 
+use crate::error::ArenaError;
+use crate::network::{ModelInfo, NetworkOpener};
 use crate::opening::parse_game_line;
 use crate::variant::load_variant;
-use anyhow::{bail, Context, Result};
-use encoding::{Encoder, Precision};
+use encoding::{Device, Encoder};
 use go::{parse_go, resolve_limits, GoParams};
-use model::{check_encoding, open_evaluator, read_meta, Device, ModelMeta};
 use options::{Options, DEFAULT_HASH_MIB, DEFAULT_MINIBATCH, DEFAULT_SIMULATIONS};
 use rules::{Position, Variant};
 use search::{Algorithm, Evaluator, SearchConfig, UniformEvaluator};
@@ -112,7 +112,9 @@ pub struct UsiEngine {
     variant: Arc<Variant>,
     encoder: Arc<Encoder>,
     /// The model file and its sidecar (None: uniform evaluator).
-    model: Option<(PathBuf, ModelMeta)>,
+    model: Option<(PathBuf, ModelInfo)>,
+    /// Opens the model and checks the `Device` option.
+    opener: Arc<dyn NetworkOpener>,
     /// The loaded evaluator (None until `isready`/`go`, and while a search holds it).
     net: Option<Net>,
     opts: Options,
@@ -128,51 +130,28 @@ pub struct UsiEngine {
 impl UsiEngine {
     /// An engine on the model at `model` (its variant comes from the sidecar; `variant`, if
     /// given, must name the same) or, without one, on a uniform policy for `variant` (default
-    /// shogi). The model itself is loaded at `isready` or the first `go`. `out` receives each
-    /// line the engine writes (without the newline), from the caller's thread or the search
-    /// thread. Errors: unknown variants, unreadable sidecars, a model of another variant.
+    /// shogi). The model itself is loaded at `isready` or the first `go`, by `opener`, which
+    /// also checks the `Device` option. `out` receives each line the engine writes (without
+    /// the newline), from the caller's thread or the search thread. Errors: unknown variants,
+    /// unreadable sidecars, a model of another variant.
     pub fn new(
         model: Option<&Path>,
         variant: Option<&str>,
+        opener: Arc<dyn NetworkOpener>,
         out: impl Fn(&str) + Send + Sync + 'static,
-    ) -> Result<UsiEngine> {
+    ) -> Result<UsiEngine, ArenaError> {
         let (variant, model, encoder) = match model {
             None => {
                 let v = load_variant(variant.unwrap_or("shogi"))?;
                 (v.clone(), None, Encoder::new(v))
             }
             Some(path) => {
-                let meta = read_meta(path)
-                    .with_context(|| format!("reading the sidecar of {}", path.display()))?;
-                let v = Arc::new(
-                    Variant::compile_named(
-                        meta.variant_spec.clone(),
-                        &format!("{} (sidecar)", path.display()),
-                    )
-                    .with_context(|| format!("compiling the variant of {}", path.display()))?,
-                );
-                if let Some(want) = variant {
-                    let same = want == meta.variant
-                        || want == v.name
-                        || load_variant(want).is_ok_and(|w| w.name == meta.variant);
-                    if !same {
-                        bail!(
-                            "--variant {want} does not match the model: {} is a {} model (the \
-                             variant comes from the model's sidecar; omit --variant or give {})",
-                            path.display(),
-                            meta.variant,
-                            meta.variant
-                        );
-                    }
-                }
-                // The model's own layout (generic or dlshogi), as recorded in its sidecar.
-                let enc = Encoder::for_spec(v.clone(), &meta.encoding)
-                    .with_context(|| format!("{}", path.display()))?;
-                check_encoding(&meta, &enc.spec(), path)?;
+                let (v, meta, enc) = model_variant(path, variant, &*opener)?;
                 (v, Some((path.to_path_buf(), meta)), enc)
             }
         };
         Ok(UsiEngine {
+            opener,
             out: Out(Arc::new(out)),
             set_threads: None,
             encoder: Arc::new(encoder),
@@ -253,7 +232,7 @@ impl UsiEngine {
             "isready" => {
                 if self.search.is_none() {
                     if let Err(e) = self.ensure_net() {
-                        self.out.error(&format!("{e:#}"));
+                        self.out.error(&e.to_string());
                     }
                 }
                 self.out.send("readyok");
@@ -264,7 +243,7 @@ impl UsiEngine {
                         "setoption: not during an infinite or pondering search (send stop first)",
                     );
                 } else if let Err(e) = self.cmd_setoption(args) {
-                    self.out.error(&format!("setoption: {e:#}"));
+                    self.out.error(&format!("setoption: {e}"));
                 }
             }
             "usinewgame" => {
@@ -306,8 +285,8 @@ impl UsiEngine {
             }
             Err(e) => {
                 // A later `go` must not search the previous position.
-                self.out.error(&format!("position: {e:#}"));
-                self.position_error = Some(format!("{e:#}"));
+                self.out.error(&format!("position: {e}"));
+                self.position_error = Some(e.to_string());
             }
         }
     }
@@ -342,7 +321,7 @@ impl UsiEngine {
     }
 
     /// Loads the network (or sets up the uniform evaluator) if not loaded yet.
-    fn ensure_net(&mut self) -> Result<()> {
+    fn ensure_net(&mut self) -> Result<(), ArenaError> {
         if self.net.is_some() {
             return Ok(());
         }
@@ -352,18 +331,21 @@ impl UsiEngine {
                 policy_len: self.encoder.policy_len(),
             }),
             Some((path, _)) => {
-                let device = self.opts.device.resolved();
                 self.apply_threads();
-                let (net, meta) =
-                    open_evaluator(path, &self.encoder.spec(), device, Precision::F32)
-                        .with_context(|| format!("loading {}", path.display()))?;
+                let opened = self
+                    .opener
+                    .open(path, &self.encoder.spec(), self.opts.device)
+                    .map_err(|reason| ArenaError::Open {
+                        path: path.clone(),
+                        reason,
+                    })?;
                 self.out.send(&format!(
-                    "info string loaded {} ({} for {}) on {device:?}",
+                    "info string loaded {} ({}) on {:?}",
                     path.display(),
-                    meta.model.name,
-                    meta.variant
+                    opened.description,
+                    opened.device
                 ));
-                Box::new(net)
+                opened.net
             }
         };
         self.net = Some(net);
@@ -371,18 +353,18 @@ impl UsiEngine {
     }
 
     /// The position of a `position` command: `startpos` or `sfen ...`, then `moves ...`.
-    fn parse_position(&self, args: &[&str]) -> Result<Position> {
+    fn parse_position(&self, args: &[&str]) -> Result<Position, ArenaError> {
         match args.first() {
             Some(&"startpos" | &"sfen") => {}
-            Some(other) => bail!("expected startpos or sfen, got {other:?}"),
-            None => bail!("expected startpos or sfen"),
+            Some(other) => return Err(ArenaError::PositionStart(other.to_string())),
+            None => return Err(ArenaError::NoPosition),
         }
         Ok(parse_game_line(&args.join(" "), &self.variant)?.position())
     }
 
     fn cmd_go(&mut self, p: &GoParams, started: Instant) {
         if let Err(e) = self.ensure_net() {
-            self.out.error(&format!("go: {e:#}"));
+            self.out.error(&format!("go: {e}"));
             self.out.send("bestmove resign");
             return;
         }
@@ -467,16 +449,63 @@ impl UsiEngine {
     }
 }
 
+/// The variant, sidecar and encoder of the model file `path`; `variant`, if given, must name
+/// the model's variant.
+fn model_variant(
+    path: &Path,
+    variant: Option<&str>,
+    opener: &dyn NetworkOpener,
+) -> Result<(Arc<Variant>, ModelInfo, Encoder), ArenaError> {
+    let meta = opener
+        .describe(path)
+        .map_err(|reason| ArenaError::Sidecar {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+    let v = Variant::compile_named(
+        meta.variant_spec.clone(),
+        &format!("{} (sidecar)", path.display()),
+    )
+    .map_err(|reason| ArenaError::SidecarVariant {
+        path: path.to_path_buf(),
+        reason,
+    })?;
+    let v = Arc::new(v);
+    if let Some(want) = variant {
+        let same = want == meta.variant
+            || want == v.name
+            || load_variant(want).is_ok_and(|w| w.name == meta.variant);
+        if !same {
+            return Err(ArenaError::VariantMismatch {
+                want: want.to_string(),
+                path: path.to_path_buf(),
+                model: meta.variant,
+            });
+        }
+    }
+    // The model's own layout (generic or dlshogi), as recorded in its sidecar.
+    let enc =
+        Encoder::for_spec(v.clone(), &meta.encoding).map_err(|reason| ArenaError::Layout {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+    opener
+        .check_layout(path, &enc.spec())
+        .map_err(ArenaError::Encoding)?;
+    Ok((v, meta, enc))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::tests::NoNetworks;
     use std::sync::Mutex;
 
     /// An engine without a model whose output is collected.
     fn engine(variant: &str) -> (UsiEngine, Arc<Mutex<Vec<String>>>) {
         let lines = Arc::new(Mutex::new(Vec::new()));
         let sink = lines.clone();
-        let e = UsiEngine::new(None, Some(variant), move |l: &str| {
+        let e = UsiEngine::new(None, Some(variant), Arc::new(NoNetworks), move |l: &str| {
             sink.lock().unwrap().push(l.to_string())
         })
         .unwrap();

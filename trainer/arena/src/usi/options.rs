@@ -1,10 +1,9 @@
 //! The engine's options: `usi` lists them, `setoption` sets them.
 
 use super::UsiEngine;
+use crate::error::ArenaError;
 use crate::variant::load_variant;
-use anyhow::{bail, Context, Result};
-use encoding::Encoder;
-use model::Device;
+use encoding::{Device, Encoder};
 use rules::{Position, VariantSpec};
 use search::Algorithm;
 use std::sync::Arc;
@@ -108,9 +107,9 @@ impl UsiEngine {
         names
     }
 
-    pub(super) fn cmd_setoption(&mut self, args: &[&str]) -> Result<()> {
+    pub(super) fn cmd_setoption(&mut self, args: &[&str]) -> Result<(), ArenaError> {
         if args.first() != Some(&"name") {
-            bail!("expected `setoption name <id> [value <x>]`");
+            return Err(ArenaError::SetoptionSyntax);
         }
         let rest = &args[1..];
         let (name, value) = match rest.iter().position(|&t| t == "value") {
@@ -118,13 +117,13 @@ impl UsiEngine {
             None => (rest.join(" "), None),
         };
         if name.is_empty() {
-            bail!("missing option name");
+            return Err(ArenaError::MissingOptionName);
         }
         let value = value.as_deref();
-        let need = |v: Option<&str>| -> Result<String> {
+        let need = |v: Option<&str>| -> Result<String, ArenaError> {
             match v {
                 Some(s) if !s.is_empty() => Ok(s.to_string()),
-                _ => bail!("option {name} needs a value"),
+                _ => Err(ArenaError::NeedsValue(name.clone())),
             }
         };
         match name.to_ascii_lowercase().as_str() {
@@ -132,13 +131,16 @@ impl UsiEngine {
                 let v = need(value)?;
                 if let Some((_, meta)) = &self.model {
                     if v != meta.variant && v != self.variant.name {
-                        bail!(
-                            "USI_Variant {v}: the model plays {} only",
-                            self.variant.name
-                        );
+                        return Err(ArenaError::ModelVariantOnly {
+                            asked: v,
+                            variant: self.variant.name.clone(),
+                        });
                     }
                 } else if v != self.variant.name {
-                    let nv = load_variant(&v).with_context(|| format!("USI_Variant {v}"))?;
+                    let nv = load_variant(&v).map_err(|reason| ArenaError::UsiVariant {
+                        name: v.clone(),
+                        reason: Box::new(reason),
+                    })?;
                     self.encoder = Arc::new(Encoder::new(nv.clone()));
                     self.position = Position::start(nv.clone());
                     self.variant = nv;
@@ -156,28 +158,25 @@ impl UsiEngine {
             }
             "device" => {
                 let d: Device = need(value)?.to_ascii_lowercase().parse()?;
+                let d = self.opener.check_device(d).map_err(ArenaError::Device)?;
                 if d != self.opts.device {
                     self.opts.device = d;
                     self.net = None;
                 }
             }
             "algorithm" => {
-                self.opts.algorithm = match need(value)?.to_ascii_lowercase().as_str() {
-                    "gumbel" => Algorithm::Gumbel,
-                    "puct" => Algorithm::Puct,
-                    other => bail!("Algorithm {other:?}: expected gumbel or puct"),
-                }
+                let v = need(value)?.to_ascii_lowercase();
+                let choices = [("gumbel", Algorithm::Gumbel), ("puct", Algorithm::Puct)];
+                self.opts.algorithm = parse_choice("Algorithm", &v, &choices, "gumbel or puct")?
             }
             "minibatchsize" => self.opts.minibatch = parse_spin(&need(value)?, 1, MAX_MINIBATCH)?,
             "usi_hash" => self.opts.hash_mib = parse_spin(&need(value)?, 1, MAX_HASH_MIB)?,
             "usi_ponder" => {
-                self.opts.ponder = match need(value)?.as_str() {
-                    "true" => true,
-                    "false" => false,
-                    v => bail!("USI_Ponder {v:?}: expected true or false"),
-                }
+                let choices = [("true", true), ("false", false)];
+                self.opts.ponder =
+                    parse_choice("USI_Ponder", &need(value)?, &choices, "true or false")?
             }
-            _ => bail!("unknown option {name:?}"),
+            _ => return Err(ArenaError::UnknownOption(name)),
         }
         Ok(())
     }
@@ -190,9 +189,30 @@ fn algorithm_name(a: Algorithm) -> &'static str {
     }
 }
 
-fn parse_spin(v: &str, min: u32, max: u32) -> Result<u32> {
+fn parse_spin(v: &str, min: u32, max: u32) -> Result<u32, ArenaError> {
     match v.parse::<u64>() {
         Ok(n) if n >= min as u64 && n <= max as u64 => Ok(n as u32),
-        _ => bail!("{v:?}: expected an integer from {min} to {max}"),
+        _ => Err(ArenaError::Spin {
+            value: v.to_string(),
+            min,
+            max,
+        }),
+    }
+}
+
+/// The choice named `v` of the option `option`.
+fn parse_choice<T: Copy>(
+    option: &'static str,
+    v: &str,
+    choices: &[(&str, T)],
+    expected: &'static str,
+) -> Result<T, ArenaError> {
+    match choices.iter().find(|(name, _)| *name == v) {
+        Some(&(_, c)) => Ok(c),
+        None => Err(ArenaError::OptionValue {
+            option,
+            value: v.to_string(),
+            expected,
+        }),
     }
 }

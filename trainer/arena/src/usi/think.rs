@@ -3,8 +3,8 @@
 
 use super::go::Limits;
 use super::{Net, Out};
+use crate::error::ArenaError;
 use crate::rounds::{self, Driver, Rounds};
-use anyhow::{Context, Result};
 use encoding::Encoder;
 use rules::{Move, Position};
 use search::{Algorithm, Evaluator, Request, Search, SearchConfig, SearchResult};
@@ -84,7 +84,7 @@ pub(crate) fn search_thread(
     let answer = match think(&job, net.as_mut(), &control, &out) {
         Ok(b) => b,
         Err(e) => {
-            out.error(&format!("search: {e:#}"));
+            out.error(&format!("search: {e}"));
             "resign".to_string()
         }
     };
@@ -144,11 +144,11 @@ fn evaluate(
     enc: &Encoder,
     pos: &Position,
     moves: &[Move],
-) -> Result<(Vec<f32>, [f32; 3])> {
+) -> Result<(Vec<f32>, [f32; 3]), ArenaError> {
     let mut r = Request::default();
     rounds::add_leaf(enc, &mut r, pos, moves);
     net.evaluate_request(&mut r)?;
-    let wdl = *r.wdl.first().context("the evaluator returned nothing")?;
+    let wdl = *r.wdl.first().ok_or(ArenaError::NoEvaluation)?;
     Ok((r.logits, wdl))
 }
 
@@ -177,7 +177,12 @@ impl DepthStats {
 }
 
 /// Runs one search and prints its info lines; returns the bestmove text (`X` or `X ponder Y`).
-fn think(job: &Job, net: &mut dyn Evaluator, control: &Control, out: &Out) -> Result<String> {
+fn think(
+    job: &Job,
+    net: &mut dyn Evaluator,
+    control: &Control,
+    out: &Out,
+) -> Result<String, ArenaError> {
     let pos = &job.position;
     if pos.legal_moves().is_empty() {
         out.send("info depth 0 score mate 0");
@@ -220,7 +225,7 @@ fn think(job: &Job, net: &mut dyn Evaluator, control: &Control, out: &Out) -> Re
 
 /// A position over by rule with moves left (repetition, ply limit): no search is possible;
 /// plays the network's first choice.
-fn first_choice(job: &Job, net: &mut dyn Evaluator, out: &Out) -> Result<String> {
+fn first_choice(job: &Job, net: &mut dyn Evaluator, out: &Out) -> Result<String, ArenaError> {
     let pos = &job.position;
     let legal = pos.legal_moves();
     let (logits, wdl) = evaluate(net, &job.encoder, pos, &legal)?;
@@ -339,7 +344,7 @@ impl Driver for Thinking<'_> {
         }
     }
 
-    fn evaluate(&mut self, r: &mut Request) -> Result<()> {
+    fn evaluate(&mut self, r: &mut Request) -> Result<(), ArenaError> {
         Ok(self.net.evaluate_request(r)?)
     }
 }
