@@ -340,39 +340,48 @@ impl Thread<'_> {
         Some((s.best, s.complete))
     }
 
+    /// Whether generation `gen` has its games (or this thread has as many games started and
+    /// not yet stored as it has slots). A game starts only after a listing taken just then
+    /// shows the quota open: the other workers' games are seen only on disk, so a cached count
+    /// could let every worker play on past the quota. A generation found full is listed again
+    /// only after [`POLL`].
     fn capped_out(&mut self, gen: u64) -> bool {
         let cap = self.run.cfg.games_per_generation as u64;
         if cap == 0 {
             return false;
         }
         let mine = self.in_flight.get(&gen).copied().unwrap_or(0);
+        // Finished games still on their way to the disk count as in flight: the others see
+        // them only once written, so the games beyond the quota stay within the slots.
         let slots = (self.run.cfg.selfplay.parallel_games * self.source.groups()) as u64;
-        let stale = match self.listed.get(&gen) {
-            Some(l) => l.at.elapsed() > POLL || l.games + mine + slots >= cap,
-            None => true,
-        };
-        if stale {
-            match store::games_and_samples_in(&self.run.dir, gen) {
-                Ok((games, samples)) => {
-                    let taken_in = self.run.load_state().map_or(0, |s| s.total_samples);
-                    let at = Instant::now();
-                    let samples = samples.saturating_add(taken_in);
-                    self.listed.insert(gen, Listed { games, samples, at });
-                }
-                Err(e) => {
-                    self.error = Some(e);
-                    return true;
-                }
-            }
+        if mine >= slots {
+            return true;
         }
         // Games past the cap go on while the trainer still lacks the samples its first step
         // needs: short games can fill a generation's quota with fewer (a run would wait for
         // ever).
         let need = self.run.cfg.min_samples as u64;
         let unstored = self.unstored_samples.get(&gen).copied().unwrap_or(0);
-        self.listed
-            .get(&gen)
-            .is_some_and(|l| l.games + mine >= cap && l.samples + unstored >= need)
+        let full = |l: &Listed| l.games + mine >= cap && l.samples + unstored >= need;
+        if let Some(l) = self.listed.get(&gen) {
+            if full(l) && l.at.elapsed() <= POLL {
+                return true;
+            }
+        }
+        match store::games_and_samples_in(&self.run.dir, gen) {
+            Ok((games, samples)) => {
+                let taken_in = self.run.load_state().map_or(0, |s| s.total_samples);
+                let at = Instant::now();
+                let samples = samples.saturating_add(taken_in);
+                let l = Listed { games, samples, at };
+                self.listed.insert(gen, l);
+                full(&l)
+            }
+            Err(e) => {
+                self.error = Some(e);
+                true
+            }
+        }
     }
 }
 
