@@ -486,9 +486,9 @@ fn load_stem(
         .map(|(k, t)| (k, t.to_device(vs.device())))
         .collect();
     opt.load_state(named, state.optimizer_steps)
-        .map_err(|reason| ModelError::Checkpoint {
+        .map_err(|e| ModelError::Checkpoint {
             path: op.display().to_string(),
-            reason,
+            reason: format!("optimizer state: {e}"),
         })?;
     let ema = if cfg.ema_decay > 0.0 {
         let mut avg = Ema::new(cfg.ema_decay, &vs);
@@ -503,9 +503,9 @@ fn load_stem(
                 .map(|(k, t)| (k, t.to_device(vs.device())))
                 .collect();
             avg.load_state(named, updates)
-                .map_err(|reason| ModelError::Checkpoint {
+                .map_err(|e| ModelError::Checkpoint {
                     path: ep.display().to_string(),
-                    reason,
+                    reason: format!("weight average: {e}"),
                 })?;
         }
         Some(avg)

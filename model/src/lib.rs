@@ -28,7 +28,7 @@ pub use error::{ModelError, Result};
 pub use evaluator::{inference_kind, open_evaluator, NetEvaluator};
 pub use export::{export_onnx, export_torchscript, trace};
 pub use net::{InferenceNet, NetShape, Network};
-pub use optim::{decays, grad_norm, Ema, Optimizer};
+pub use optim::{decays, grad_norm, Ema, Optimizer, StateError};
 pub use train::{Batch, SplitMix, StepStats, Trainer};
 
 /// Sets libtorch's intra-op threads for the whole process (every thread's forward and

@@ -99,32 +99,28 @@ impl Optimizer {
     }
 
     /// Restores state saved by [`Optimizer::state`]; names and shapes must match.
-    pub fn load_state(&mut self, named: Vec<(String, Tensor)>, steps: u64) -> Result<(), String> {
+    pub fn load_state(
+        &mut self,
+        named: Vec<(String, Tensor)>,
+        steps: u64,
+    ) -> Result<(), StateError> {
         let mut seen = 0;
         for (k, t) in named {
             let (map, var) = match k.split_once('.') {
                 Some(("m", var)) => (&mut self.m, var),
                 Some(("v", var)) => (&mut self.v, var),
-                _ => return Err(format!("unexpected optimizer tensor {k:?}")),
+                _ => return Err(StateError::Unexpected(k)),
             };
             let Some(dst) = map.get_mut(var) else {
-                return Err(format!("optimizer state for unknown variable {var:?}"));
+                return Err(StateError::UnknownVariable(var.to_string()));
             };
-            if dst.size() != t.size() {
-                return Err(format!(
-                    "optimizer state {k:?} has shape {:?}, the network needs {:?}",
-                    t.size(),
-                    dst.size()
-                ));
-            }
+            check_shape(&k, &t, dst)?;
             tch::no_grad(|| dst.copy_(&t));
             seen += 1;
         }
-        if seen != self.m.len() + self.v.len() {
-            return Err(format!(
-                "optimizer state has {seen} tensors, expected {}",
-                self.m.len() + self.v.len()
-            ));
+        let want = self.m.len() + self.v.len();
+        if seen != want {
+            return Err(StateError::Count { got: seen, want });
         }
         self.steps = steps;
         Ok(())
@@ -205,31 +201,67 @@ impl Ema {
 
     /// Restores averages saved by [`Ema::state`] after `updates` updates; names and shapes
     /// must match.
-    pub fn load_state(&mut self, named: Vec<(String, Tensor)>, updates: u64) -> Result<(), String> {
+    pub fn load_state(
+        &mut self,
+        named: Vec<(String, Tensor)>,
+        updates: u64,
+    ) -> Result<(), StateError> {
         let mut seen = 0;
         for (k, t) in named {
             let Some(dst) = self.shadow.get_mut(&k) else {
-                return Err(format!("weight average of unknown variable {k:?}"));
+                return Err(StateError::UnknownVariable(k));
             };
-            if dst.size() != t.size() {
-                return Err(format!(
-                    "weight average {k:?} has shape {:?}, the network needs {:?}",
-                    t.size(),
-                    dst.size()
-                ));
-            }
+            check_shape(&k, &t, dst)?;
             tch::no_grad(|| dst.copy_(&t));
             seen += 1;
         }
-        if seen != self.shadow.len() {
-            return Err(format!(
-                "weight averages for {seen} variables, expected {}",
-                self.shadow.len()
-            ));
+        let want = self.shadow.len();
+        if seen != want {
+            return Err(StateError::Count { got: seen, want });
         }
         self.updates = updates;
         Ok(())
     }
+}
+
+/// Saved optimizer state or weight averages that do not fit the network.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    /// A tensor name that is no part of the state.
+    #[error("unexpected tensor {0:?}")]
+    Unexpected(String),
+    /// State of a variable the network does not have.
+    #[error("state of unknown variable {0:?}")]
+    UnknownVariable(String),
+    /// A tensor of the wrong shape.
+    #[error("{name:?} has shape {got:?}, the network needs {want:?}")]
+    Shape {
+        /// The tensor.
+        name: String,
+        /// Its shape.
+        got: Vec<i64>,
+        /// The network's.
+        want: Vec<i64>,
+    },
+    /// Too few or too many tensors.
+    #[error("{got} tensors, expected {want}")]
+    Count {
+        /// Tensors read.
+        got: usize,
+        /// Tensors the network needs.
+        want: usize,
+    },
+}
+
+fn check_shape(name: &str, t: &Tensor, dst: &Tensor) -> Result<(), StateError> {
+    if dst.size() == t.size() {
+        return Ok(());
+    }
+    Err(StateError::Shape {
+        name: name.to_string(),
+        got: t.size(),
+        want: dst.size(),
+    })
 }
 
 /// Trainable variables by name, sorted.

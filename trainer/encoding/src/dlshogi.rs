@@ -19,6 +19,7 @@
 //! and the knight's two), 10-19 the same with promotion, 20-26 drops of P L N S B R G. Only the
 //! nearest piece in a direction can reach a square, so a label and a square name one move.
 
+use crate::encoder::{EncodingError, EncodingLayout};
 use rules::{Color, Kind, Move, Position, Variant};
 
 /// Planes of dlshogi's first input (board and attacks).
@@ -78,8 +79,12 @@ const BACK: [(i8, i8, bool); 10] = [
 
 /// Whether `v` is standard shogi as dlshogi sees it (9x9, drops, shogi's 14 piece kinds with
 /// their moves), or why not.
-pub fn check_standard_shogi(v: &Variant) -> Result<(), String> {
-    Dlshogi::new(v).map(|_| ())
+pub fn check_standard_shogi(v: &Variant) -> Result<(), EncodingError> {
+    Dlshogi::new(v).map(|_| ()).map_err(|reason| EncodingError {
+        layout: EncodingLayout::Dlshogi,
+        variant: v.name.clone(),
+        reason,
+    })
 }
 
 /// dlshogi's square index (`(file - 1) * 9 + rank`, unrotated) of our square `sq`.

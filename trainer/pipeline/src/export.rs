@@ -49,10 +49,10 @@ pub fn parse_generations(s: &str) -> Result<RangeInclusive<u64>> {
 /// of `generations` as dlshogi `hcpe` records to `out` (atomically: a temporary name, then a
 /// rename). Standard shogi only. Damaged shards and games are skipped with a warning.
 pub fn export_hcpe(run: &Run, generations: RangeInclusive<u64>, out: &Path) -> Result<ExportStats> {
-    encoding::dlshogi::check_standard_shogi(&run.variant).map_err(|reason| {
+    encoding::dlshogi::check_standard_shogi(&run.variant).map_err(|e| {
         PipelineError::NotStandardShogi {
             variant: run.variant.name.clone(),
-            reason,
+            reason: e.reason,
         }
     })?;
     let mut stats = ExportStats::default();
