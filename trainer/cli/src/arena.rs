@@ -135,17 +135,7 @@ pub(crate) fn run(args: ArenaArgs) -> Result<()> {
         bail!("--games must be at least 1");
     }
     let variant = load_variant(&args.variant)?;
-    let settings = MatchSettings {
-        tc: match (args.movetime, args.byoyomi) {
-            (Some(ms), _) => TimeControl::Movetime(ms),
-            (_, Some(ms)) => TimeControl::Byoyomi(ms),
-            _ => TimeControl::Nodes(args.nodes.max(1)),
-        },
-        margin_ms: args.margin,
-        move_timeout_ms: args.move_timeout,
-        max_plies: 0,
-        max_hands: args.max_hands,
-    };
+    let settings = settings(&args);
     let rule = variant.match_rule;
     let openings = openings(&args, &variant)?;
     let player = |i: usize, protocol, options: &[(String, String)]| {
@@ -164,13 +154,7 @@ pub(crate) fn run(args: ArenaArgs) -> Result<()> {
         names[0],
         names[1],
         settings.tc,
-        match rule {
-            MatchRule::Single => format!("{} games", args.games),
-            MatchRule::ConsecutiveWins(n) => format!(
-                "{} matches of hands, {n} consecutive wins (drawn after {} hands)",
-                args.games, args.max_hands
-            ),
-        }
+        games_text(&args, rule)
     );
     let mut shown = Shown {
         rule,
@@ -205,6 +189,32 @@ pub(crate) fn run(args: ArenaArgs) -> Result<()> {
         println!("games written to {}", d.display());
     }
     Ok(())
+}
+
+/// The match settings of the flags.
+fn settings(args: &ArenaArgs) -> MatchSettings {
+    MatchSettings {
+        tc: match (args.movetime, args.byoyomi) {
+            (Some(ms), _) => TimeControl::Movetime(ms),
+            (_, Some(ms)) => TimeControl::Byoyomi(ms),
+            _ => TimeControl::Nodes(args.nodes.max(1)),
+        },
+        margin_ms: args.margin,
+        move_timeout_ms: args.move_timeout,
+        max_plies: 0,
+        max_hands: args.max_hands,
+    }
+}
+
+/// What the match plays: games, or matches of hands under a consecutive-wins rule.
+fn games_text(args: &ArenaArgs, rule: MatchRule) -> String {
+    match rule {
+        MatchRule::Single => format!("{} games", args.games),
+        MatchRule::ConsecutiveWins(n) => format!(
+            "{} matches of hands, {n} consecutive wins (drawn after {} hands)",
+            args.games, args.max_hands
+        ),
+    }
 }
 
 /// The openings: `--openings FILE`, else random ones, one per pair of games (or hands).
