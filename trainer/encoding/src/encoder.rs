@@ -131,6 +131,12 @@ fn derive_move_types(v: &Variant) -> Vec<(i8, i8)> {
         if let Some(extra) = &kind.last_rank_betza {
             atoms.extend(betza::parse(extra).unwrap_or_else(|e| panic!("betza {extra:?}: {e}")));
         }
+        // Powers (range captures, skipping rides, area moves) reach further offsets.
+        for (dx, dy) in kind.powers.offsets(v.files, v.ranks) {
+            if fits(dx as i32, dy as i32) {
+                types.push((dx, dy));
+            }
+        }
         for a in atoms {
             let reach = match a.range {
                 0 => files.max(ranks),

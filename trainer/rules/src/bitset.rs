@@ -1,4 +1,4 @@
-//! A 256-bit square set: wide enough for every board up to 15x15 (225 squares).
+//! A 256-bit square set: wide enough for every board up to 16x16 (256 squares).
 
 /// A set of squares, one bit per square index.
 #[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]

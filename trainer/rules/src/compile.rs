@@ -14,7 +14,7 @@ use crate::values::{
     ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
     StalemateValue,
 };
-use crate::variant::{KindInfo, Variant, MAX_KINDS, MAX_SIDE};
+use crate::variant::{KindInfo, Powers, Variant, MAX_KINDS, MAX_SIDE};
 use std::sync::Arc;
 
 /// The rules of a variant other than its pieces, as read from the spec (defaults applied).
@@ -48,6 +48,20 @@ struct GameRules {
     connect: u8,
     connect_all_directions: bool,
     connect_outside_ranks: u8,
+    passive_burn: bool,
+    royal_capture: bool,
+}
+
+/// Most king steps of an area move.
+const MAX_AREA: u8 = 4;
+
+/// A piece's power keys as written (unpromoted or promoted side).
+struct PowerKeys<'a> {
+    rank: Option<u8>,
+    range_capture: &'a Option<String>,
+    skip_first: &'a Option<String>,
+    area: Option<u8>,
+    burn: bool,
 }
 
 /// The piece kinds of a variant with their parsed moves, before the tables are derived.
@@ -86,6 +100,9 @@ impl Compiler<'_> {
         self.check_kind_rules(&spec, &rules, &mut kinds.kinds)?;
         let has_hoppers = kinds.atoms.iter().flatten().any(|a| a.hops != 1);
         let mut v = unbuilt(&spec, rules, kinds.kinds, hand_kinds, has_hoppers);
+        if v.passive_burn && !v.has_burns {
+            return Err(self.err("capture.passive_burn", "needs a piece with burn = true"));
+        }
         build_tables(&mut v, &kinds.atoms, &kinds.extras);
         build_drop_squares(&mut v, &kinds.drop_specs);
         self.check_start(v)
@@ -169,6 +186,8 @@ impl Compiler<'_> {
             connect: connect.0,
             connect_all_directions: connect.1,
             connect_outside_ranks: connect.2,
+            passive_burn: capture.passive_burn.unwrap_or(false),
+            royal_capture: end.royal_capture.unwrap_or(false),
         })
     }
 
@@ -254,13 +273,18 @@ impl Compiler<'_> {
                 format!("letter {:?} used twice", letter.to_string()),
             ));
         }
+        // A piece with two-step moves may promote by its other moves; those never promote.
         let (atoms, legs) = self.moves(&p.betza, &key("betza"))?;
-        if !legs.is_empty() && p.promoted.is_some() {
-            return Err(self.err(
-                key("promoted"),
-                "a piece with two-step moves cannot promote (those moves never promote)",
-            ));
-        }
+        let powers = self.powers(
+            PowerKeys {
+                rank: p.rank,
+                range_capture: &p.range_capture,
+                skip_first: &p.skip_first,
+                area: p.area,
+                burn: p.burn,
+            },
+            &key(""),
+        )?;
         let promotion = self.promotion_mode(p, &key("promotion"))?;
         if p.royal && p.promoted.is_some() {
             return Err(self.err(key("promoted"), "a royal piece cannot promote"));
@@ -297,6 +321,7 @@ impl Compiler<'_> {
             last_rank_betza: p.last_rank_betza.clone(),
             move_max_per_file: p.move_max_per_file,
             captured_as: i as Kind,
+            powers,
         };
         Ok((kind, atoms, extra, d))
     }
@@ -309,6 +334,16 @@ impl Compiler<'_> {
         base: &KindInfo,
     ) -> Result<(KindInfo, Vec<MoveAtom>)> {
         let (atoms, legs) = self.moves(&pr.betza, &format!("pieces[{i}].promoted.betza"))?;
+        let powers = self.powers(
+            PowerKeys {
+                rank: pr.rank,
+                range_capture: &pr.range_capture,
+                skip_first: &pr.skip_first,
+                area: pr.area,
+                burn: pr.burn,
+            },
+            &format!("pieces[{i}].promoted."),
+        )?;
         let letter = base.letter;
         let kind = KindInfo {
             letter,
@@ -336,6 +371,7 @@ impl Compiler<'_> {
             last_rank_betza: None,
             move_max_per_file: None,
             captured_as: i as Kind,
+            powers,
         };
         Ok((kind, atoms))
     }
@@ -345,6 +381,59 @@ impl Compiler<'_> {
         let (atoms, legs) = betza::parse_all(text).map_err(|e| self.err(key, e.to_string()))?;
         self.check_legs(&atoms, &legs, key)?;
         Ok((atoms, legs))
+    }
+
+    /// A kind's powers beyond its Betza moves; `prefix` is its key path (`pieces[3].`).
+    fn powers(&self, k: PowerKeys, prefix: &str) -> Result<Powers> {
+        let key = |name: &str| format!("{prefix}{name}");
+        let rank = k.rank.unwrap_or(0);
+        let range_capture = match k.range_capture {
+            Some(text) => self.power_rides(text, &key("range_capture"), false)?,
+            None => Vec::new(),
+        };
+        if !range_capture.is_empty() && rank == 0 {
+            return Err(self.err(key("rank"), "range_capture needs a rank of at least 1"));
+        }
+        let skip_first = match k.skip_first {
+            Some(text) => self.power_rides(text, &key("skip_first"), true)?,
+            None => Vec::new(),
+        };
+        let area = k.area.unwrap_or(0);
+        if area > MAX_AREA {
+            return Err(self.err(key("area"), format!("at most {MAX_AREA} steps, got {area}")));
+        }
+        Ok(Powers {
+            rank,
+            range_capture: range_capture.iter().map(|&(dx, dy, _)| (dx, dy)).collect(),
+            skip_first: skip_first.iter().filter(|r| r.2 != 1).copied().collect(),
+            area,
+            burn: k.burn,
+        })
+    }
+
+    /// The rides of a power: plain orthogonal or diagonal riders (`ranged`: a range of at
+    /// least 2 allowed), as (dx, dy, range; 0 = unlimited).
+    fn power_rides(&self, text: &str, key: &str, ranged: bool) -> Result<Vec<(i8, i8, u8)>> {
+        let (atoms, legs) = betza::parse_all(text).map_err(|e| self.err(key, e.to_string()))?;
+        let plain = |a: &MoveAtom| {
+            a.can_move
+                && a.can_capture
+                && a.hops == 1
+                && (a.dx == 0 || a.dy == 0 || a.dx.abs() == a.dy.abs())
+                && a.dx.abs().max(a.dy.abs()) == 1
+                && (a.range == 0 || (ranged && a.range >= 2))
+        };
+        if !legs.is_empty() || atoms.is_empty() || !atoms.iter().all(plain) {
+            let what = match ranged {
+                true => "unlimited or ranged (2 or more)",
+                false => "unlimited",
+            };
+            return Err(self.err(
+                key,
+                format!("{text:?}: only plain {what} orthogonal or diagonal rides (R, B, Q) are allowed"),
+            ));
+        }
+        Ok(atoms.iter().map(|a| (a.dx, a.dy, a.range)).collect())
     }
 
     /// The promotion mode of a piece: `optional` when it has a promoted form and no mode.
@@ -567,6 +656,8 @@ fn unbuilt(
         has_legs: kinds.iter().any(|k| !k.legs.is_empty()),
         has_last_rank_moves: kinds.iter().any(|k| k.last_rank_betza.is_some()),
         has_move_file_limits: kinds.iter().any(|k| k.move_max_per_file.is_some()),
+        has_powers: kinds.iter().any(|k| k.powers.any()),
+        has_burns: kinds.iter().any(|k| k.powers.burn),
         kinds,
         hand_kinds,
         zone_depth: r.zone_depth,
@@ -596,6 +687,8 @@ fn unbuilt(
         connect: r.connect,
         connect_all_directions: r.connect_all_directions,
         connect_outside_ranks: r.connect_outside_ranks,
+        passive_burn: r.passive_burn,
+        royal_capture: r.royal_capture,
         n: r.files as usize * r.ranks as usize,
         legs: Vec::new(),
         last_rank_rays: Vec::new(),

@@ -1115,6 +1115,7 @@ impl<'a> Exporter<'a> {
         self.refuse_piece_rules();
         self.refuse_game_rules();
         self.refuse_hasami_rules();
+        self.refuse_power_rules();
         let v = self.v;
         self.set("no chess castling", "castling", false);
         if let MatchRule::ConsecutiveWins(n) = v.match_rule {
@@ -1269,6 +1270,49 @@ impl<'a> Exporter<'a> {
                  limit (its nMoveRule is a fifty-move-style rule)",
                 v.max_plies, v.max_plies
             ));
+        }
+    }
+
+    /// Refuses the large variants' powers and royal capture (Tenjiku shogi), which
+    /// Fairy-Stockfish 11.1 has no key for.
+    fn refuse_power_rules(&mut self) {
+        let v = self.v;
+        for k in v.kinds.iter().filter(|k| k.powers.any()) {
+            let p = &k.powers;
+            let mut what = Vec::new();
+            if !p.range_capture.is_empty() {
+                what.push(format!("range capture (rank {})", p.rank));
+            }
+            if !p.skip_first.is_empty() {
+                what.push("rides that jump their first square (skip_first)".to_string());
+            }
+            if p.area > 0 {
+                what.push(format!("an area move of {} steps", p.area));
+            }
+            if p.burn {
+                what.push("burning (burn)".to_string());
+            }
+            self.refuse(format!(
+                "piece {}{} ({}): {}; Fairy-Stockfish 11.1 has no such moves",
+                if k.promoted { "+" } else { "" },
+                k.letter,
+                k.name,
+                what.join(", ")
+            ));
+        }
+        if v.passive_burn {
+            self.refuse(
+                "capture.passive_burn = true: a piece ending next to an enemy burning piece is \
+                 taken; Fairy-Stockfish 11.1 has no such rule"
+                    .to_string(),
+            );
+        }
+        if v.royal_capture {
+            self.refuse(
+                "end.royal_capture = true: royal pieces may be left attacked and are captured; \
+                 Fairy-Stockfish 11.1 plays shogi variants with check"
+                    .to_string(),
+            );
         }
     }
 

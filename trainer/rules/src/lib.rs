@@ -23,6 +23,7 @@ mod movegen;
 mod outcome;
 mod perft;
 mod position;
+mod powers;
 mod rng;
 mod sfen;
 mod spec;
@@ -48,4 +49,4 @@ pub use values::{
     ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
     StalemateValue,
 };
-pub use variant::{KindInfo, Variant, MAX_HAND_COUNT, MAX_KINDS, MAX_SIDE, MAX_SQUARES};
+pub use variant::{KindInfo, Powers, Variant, MAX_HAND_COUNT, MAX_KINDS, MAX_SIDE, MAX_SQUARES};

@@ -7,6 +7,7 @@
 
 use crate::bitset::SquareSet;
 use crate::position::{attacked, moving_kind, piece_attacks, Position};
+use crate::powers::power_targets;
 use crate::types::{Color, Kind, Move, Piece};
 use crate::values::PromotionMode;
 use crate::variant::{RayMove, Variant, CAPTURE, MAX_SIDE, MAX_SQUARES, MOVE};
@@ -381,10 +382,14 @@ impl Position {
         // promote (Unashogi); its opponent then has nothing to guard against.
         let unarmed = |c: Color| v.unarmed_until_royal && self.royals[c.index()] == 0;
         let (us_unarmed, them_unarmed) = (unarmed(us), unarmed(them));
-        let ksq = match them_unarmed || !royal_safety {
+        let ksq = match them_unarmed || !royal_safety || v.royal_capture {
             true => None,
             false => self.king[us.index()].map(|k| k as usize),
         };
+        if v.has_powers && ksq.is_some() {
+            // Burns and range captures are not in the pin scan: play every move to test it.
+            return self.generate_by_playing(out, check_drop_mate);
+        }
         let in_check = self.in_check();
         // With borrowed moves any move can change what attacks the royal piece: test them all.
         // So do extra moves from the last rank, which the pin scan does not know.
@@ -417,6 +422,23 @@ impl Position {
         if v.drops {
             self.drop_moves(&mut ctx, out, check_drop_mate, us_unarmed);
         }
+    }
+
+    /// The legal moves found by playing each move without the royal-safety rule and keeping
+    /// those after which the mover still has a royal piece and its last one is not attacked.
+    #[cold]
+    #[inline(never)]
+    fn generate_by_playing(&self, out: &mut Vec<Move>, check_drop_mate: bool) {
+        self.generate_with(out, check_drop_mate, false);
+        let us = self.side;
+        let mut p = self.clone();
+        out.retain(|&mv| {
+            p.make_move(mv);
+            let ok = p.royals[us.index()] > 0
+                && p.king[us.index()].is_none_or(|k| !p.is_attacked(k as usize, us.flip()));
+            p.unmake_move();
+            ok
+        });
     }
 
     /// The squares a move from (or, with hoppers, to) may expose the royal piece on `k` to a
@@ -469,8 +491,9 @@ impl Position {
         // they cost about 1% more instructions in perft).
         let v = &*self.variant;
         let (us, them) = (self.side, self.side.flip());
-        let piece_extras = v.has_legs || v.has_last_rank_moves;
+        let piece_extras = v.has_legs || v.has_last_rank_moves || v.has_powers;
         for from in self.occ[us.index()].iter() {
+            let first = out.len();
             // Promotion follows the piece's own kind, its moves may be borrowed.
             let kind = self.board[from].kind();
             let moves_as = moving_kind(v, &self.board, from);
@@ -516,7 +539,35 @@ impl Position {
                 if v.has_legs && !v.kinds[kind as usize].legs.is_empty() {
                     ctx.add_doubles(out, kind, from, us_unarmed);
                 }
+                if v.has_powers && v.kinds[moves_as as usize].powers.moves() {
+                    self.power_moves(ctx, out, (kind, moves_as), from, first, us_unarmed);
+                }
             }
+        }
+    }
+
+    /// Adds the moves the powers of the piece on `from` (of `kinds`: its own and the one it
+    /// moves as) give beyond those already added since `out[first]`.
+    #[cold]
+    #[inline(never)]
+    fn power_moves(
+        &self,
+        ctx: &mut Ctx,
+        out: &mut Vec<Move>,
+        kinds: (Kind, Kind),
+        from: usize,
+        first: usize,
+        unarmed: bool,
+    ) {
+        let mut done = SquareSet::EMPTY;
+        for mv in &out[first..] {
+            if let Move::Normal { to, .. } = mv {
+                done.insert(*to as usize);
+            }
+        }
+        let targets = power_targets(ctx.v, &self.board, self.side, kinds.1, from, unarmed);
+        for to in targets.and_not(done).iter() {
+            ctx.add(out, kinds.0, from, to);
         }
     }
 

@@ -25,6 +25,8 @@ pub enum EndReason {
     BarePieces,
     /// A side made an unbreakable line of `[end] connect` pieces.
     Connect,
+    /// A side lost its last royal piece (`[end] royal_capture`).
+    RoyalCaptured,
 }
 
 impl EndReason {
@@ -39,6 +41,7 @@ impl EndReason {
             EndReason::BareKing => "bare king",
             EndReason::BarePieces => "bare pieces",
             EndReason::Connect => "connect",
+            EndReason::RoyalCaptured => "royal captured",
         }
     }
 }
@@ -140,6 +143,18 @@ impl Position {
     pub fn outcome(&self) -> Option<Outcome> {
         let v = &*self.variant;
         let us = self.side;
+        if v.royal_capture {
+            // The side to move first: a move can burn the mover's own royal piece.
+            if let Some(c) = [us, us.flip()]
+                .into_iter()
+                .find(|c| self.royals[c.index()] == 0)
+            {
+                return Some(Outcome {
+                    winner: Some(c.flip()),
+                    reason: EndReason::RoyalCaptured,
+                });
+            }
+        }
         if v.bare_king {
             if let Some(o) = self.bare_king_outcome() {
                 return Some(o);

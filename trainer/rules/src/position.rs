@@ -1,6 +1,7 @@
 //! `Position`: board, hands, side to move, history; make/unmake and attack detection.
 
 use crate::bitset::SquareSet;
+use crate::powers::power_attacked;
 use crate::types::{Color, Kind, Move, Piece};
 use crate::variant::{RayMove, Variant, CAPTURE, MAX_SQUARES};
 use std::sync::Arc;
@@ -226,7 +227,7 @@ impl Position {
 
     /// A captured piece goes to `us`'s hand (as its unpromoted kind), if the variant has drops.
     #[inline(always)]
-    fn add_to_hand(&mut self, us: Color, cap: Piece) {
+    pub(crate) fn add_to_hand(&mut self, us: Color, cap: Piece) {
         let v = &self.variant;
         let demoted = v.kinds[cap.kind() as usize].captured_as;
         if let Some(h) = v.kinds[demoted as usize].hand_index {
@@ -304,8 +305,8 @@ impl Position {
                 (Piece::EMPTY, p)
             }
         };
-        let side_captures = match self.variant.custodian {
-            true => self.custodian_captures(mv.to()),
+        let side_captures = match self.variant.custodian || self.variant.has_burns {
+            true => self.side_effects(mv.to()),
             false => 0,
         };
         self.side = us.flip();
@@ -333,7 +334,8 @@ impl Position {
         let us = self.side;
         for _ in 0..u.side_captures {
             if let Some((sq, p)) = self.side_captured.pop() {
-                self.take_from_hand(us, p);
+                // The capturer is the other side (a passive burn takes the mover itself).
+                self.take_from_hand(p.color().flip(), p);
                 self.put(sq as usize, p);
             }
         }
@@ -359,6 +361,21 @@ impl Position {
             }
         }
         self.hash = u.hash;
+    }
+
+    /// Captures besides the move's own, after the piece now on `to` moved there: burns, then
+    /// custodian captures by the mover if it is still there. Returns how many pieces were taken.
+    #[cold]
+    #[inline(never)]
+    fn side_effects(&mut self, to: usize) -> u8 {
+        let mut taken = 0;
+        if self.variant.has_burns {
+            taken += self.burns(to);
+        }
+        if self.variant.custodian && !self.board[to].is_empty() {
+            taken += self.custodian_captures(to);
+        }
+        taken
     }
 
     /// Custodian capture after the piece now on `to` moved there: every orthogonal line of
@@ -573,8 +590,10 @@ pub(crate) fn attacked(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize, by:
             }
         }
     }
-    // Extra moves from the last rank (Whale shogi's dolphin) are not in the reverse tables.
-    v.has_last_rank_moves && last_rank_attacked(v, board, sq, by)
+    // Extra moves from the last rank (Whale shogi's dolphin) are not in the reverse tables,
+    // nor are powers (range captures, area moves, burns).
+    (v.has_last_rank_moves && last_rank_attacked(v, board, sq, by))
+        || (v.has_powers && power_attacked(v, board, sq, by))
 }
 
 /// Whether a piece of `by` on its last rank attacks `sq` with its extra moves from there.

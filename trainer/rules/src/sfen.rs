@@ -221,7 +221,9 @@ impl Position {
         let v = &*self.variant;
         self.hash = self.full_hash();
         let side_unarmed = v.unarmed_until_royal && self.royals[self.side.index()] == 0;
-        if let (Some(k), false) = (self.king[self.side.flip().index()], side_unarmed) {
+        // With royal capture a royal piece may stand attacked (it is simply taken).
+        let safe_anyway = side_unarmed || v.royal_capture;
+        if let (Some(k), false) = (self.king[self.side.flip().index()], safe_anyway) {
             if self.is_attacked(k as usize, self.side) {
                 return Err(Error::sfen(
                     board,
@@ -266,7 +268,8 @@ impl Position {
                     .iter()
                     .enumerate()
                     .any(|(h, &k)| v.kinds[k as usize].royal && self.hands[c.index()][h] > 0);
-                if self.royals[c.index()] == 0 && !in_hand {
+                // With royal capture such a position ends a game that lost it.
+                if self.royals[c.index()] == 0 && !in_hand && !v.royal_capture {
                     let who = if c == Color::Sente { "sente" } else { "gote" };
                     return Err(Error::sfen(board, format!("{who} has no royal piece")));
                 }

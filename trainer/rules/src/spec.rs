@@ -23,9 +23,9 @@ pub struct VariantSpec {
     pub extends: Option<String>,
     /// One line for humans.
     pub description: Option<String>,
-    /// Number of files (columns), 1 to 15.
+    /// Number of files (columns), 1 to 16.
     pub files: Option<u8>,
-    /// Number of ranks (rows), 1 to 15.
+    /// Number of ranks (rows), 1 to 16.
     pub ranks: Option<u8>,
     /// Start position in SFEN (board, side, hands, move number).
     pub start: Option<String>,
@@ -61,6 +61,10 @@ pub struct CaptureSpec {
     /// With `custodian`: an enemy piece in a corner is also captured when the move completes
     /// the occupation of both squares orthogonally next to it (default false).
     pub custodian_corners: Option<bool>,
+    /// A piece that ends its move next to an enemy piece with `burn` is captured itself,
+    /// unless the move took or burnt every such piece (Tenjiku shogi's Fire Demon, as HaChu
+    /// plays it; default false).
+    pub passive_burn: Option<bool>,
 }
 
 /// Capture rules between Lions (pieces with `lion = true`), as in Chu shogi.
@@ -113,6 +117,24 @@ pub struct PieceSpec {
     /// When this piece is captured, the captor gets a piece of this letter in hand instead
     /// (Whale shogi's porpoise becomes a killer whale); the piece itself is never in hand.
     pub captured_as: Option<String>,
+    /// Rank for range captures (Tenjiku shogi's generals): a piece with `range_capture` jumps
+    /// only pieces of a lower rank (royal pieces outrank every other); 0 or absent: none.
+    pub rank: Option<u8>,
+    /// Riders (Betza, e.g. `Q`, `B`) along which the piece also captures by jumping any number
+    /// of pieces of either side ranked below it, to take an enemy piece beyond them; it never
+    /// moves that way without capturing. Needs `rank`.
+    pub range_capture: Option<String>,
+    /// Rides (Betza, e.g. `vRB`, `sR3`) that jump over the square next to the piece, whatever
+    /// stands there, and go on from the second square; a range counts from the piece
+    /// (Tenjiku shogi's Heavenly Tetrarchs).
+    pub skip_first: Option<String>,
+    /// An area move of up to this many king steps through empty squares, turning freely, to an
+    /// empty square or an enemy piece (the capture ends the move); 0 or absent: none.
+    pub area: Option<u8>,
+    /// After each of its moves, every enemy piece on the eight squares around where it ends is
+    /// captured too (Tenjiku shogi's Fire Demon).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub burn: bool,
 }
 
 /// The promoted side of a piece.
@@ -131,6 +153,24 @@ pub struct PromotedSpec {
     /// promoted kirin).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub lion: bool,
+    /// Rank for range captures (Tenjiku shogi's generals): a piece with `range_capture` jumps
+    /// only pieces of a lower rank (royal pieces outrank every other); 0 or absent: none.
+    pub rank: Option<u8>,
+    /// Riders (Betza, e.g. `Q`, `B`) along which the piece also captures by jumping any number
+    /// of pieces of either side ranked below it, to take an enemy piece beyond them; it never
+    /// moves that way without capturing. Needs `rank`.
+    pub range_capture: Option<String>,
+    /// Rides (Betza, e.g. `vRB`, `sR3`) that jump over the square next to the piece, whatever
+    /// stands there, and go on from the second square; a range counts from the piece
+    /// (Tenjiku shogi's Heavenly Tetrarchs).
+    pub skip_first: Option<String>,
+    /// An area move of up to this many king steps through empty squares, turning freely, to an
+    /// empty square or an enemy piece (the capture ends the move); 0 or absent: none.
+    pub area: Option<u8>,
+    /// After each of its moves, every enemy piece on the eight squares around where it ends is
+    /// captured too (Tenjiku shogi's Fire Demon).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub burn: bool,
 }
 
 /// Drop restrictions of one piece kind.
@@ -228,6 +268,10 @@ pub struct EndSpec {
     pub connect_directions: Option<ConnectDirections>,
     /// Pieces on their owner's first this many ranks do not count for `connect` (default 0).
     pub connect_outside_ranks: Option<u8>,
+    /// Royal pieces may be left attacked and moved into attack; a side loses when its last
+    /// royal piece has been captured (the historical rule of the large variants; default
+    /// false: a move leaving the last royal piece attacked is illegal).
+    pub royal_capture: Option<bool>,
 }
 
 /// The built-in variant files, embedded so the binary works from any directory.
@@ -294,6 +338,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     (
         "dai-hasami",
         include_str!("../../../configs/variants/dai-hasami.toml"),
+    ),
+    (
+        "tenjiku",
+        include_str!("../../../configs/variants/tenjiku.toml"),
     ),
 ];
 
@@ -538,6 +586,7 @@ impl EndSpec {
             connect: self.connect.or(p.connect),
             connect_directions: self.connect_directions.or(p.connect_directions),
             connect_outside_ranks: self.connect_outside_ranks.or(p.connect_outside_ranks),
+            royal_capture: self.royal_capture.or(p.royal_capture),
         }
     }
 }
@@ -561,6 +610,7 @@ impl CaptureSpec {
         CaptureSpec {
             custodian: self.custodian.or(p.custodian),
             custodian_corners: self.custodian_corners.or(p.custodian_corners),
+            passive_burn: self.passive_burn.or(p.passive_burn),
         }
     }
 }

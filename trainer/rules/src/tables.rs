@@ -12,10 +12,10 @@ type BoardLeap = ((i8, i8), u8);
 
 /// Reverse leap attacks being collected: per (attacking colour, target), the squares attacking
 /// it and a bit per attacking kind.
-type LeapAttacks = Vec<Vec<(u8, u64)>>;
+type LeapAttacks = Vec<Vec<(u8, u128)>>;
 
 /// Board vector of a piece-relative step for a colour: sente faces rank a (y decreasing).
-fn board_vec(c: Color, dx: i8, dy: i8) -> (i8, i8) {
+pub(crate) fn board_vec(c: Color, dx: i8, dy: i8) -> (i8, i8) {
     match c {
         Color::Sente => (dx, -dy),
         Color::Gote => (-dx, dy),
@@ -75,6 +75,26 @@ fn merge_moves(dirs: &[(i8, i8)], c: Color, katoms: &[MoveAtom]) -> (Vec<RayMove
                 mode &= !MOVE;
             }
             if r.cap_range[0] >= 1 {
+                mode &= !CAPTURE;
+            }
+        }
+        // A jump to the second square of a ride (`QD`, the lion hawk's `BA`) is the ride's own
+        // move when the first square is empty: it becomes the ride's jump over one piece there,
+        // so that the move is not generated twice.
+        let half = (bv.0 / 2, bv.1 / 2);
+        let doubled = (half.0 * 2, half.1 * 2) == bv && half.0.abs().max(half.1.abs()) == 1;
+        if let Some(r) = rays
+            .iter_mut()
+            .find(|r| doubled && dirs[r.dir as usize] == half)
+        {
+            if mode & MOVE != 0 && r.move_range[0] >= 2 {
+                r.move_range[1] = r.move_range[1].max(2);
+                r.max_hop = r.max_hop.max(1);
+                mode &= !MOVE;
+            }
+            if mode & CAPTURE != 0 && r.cap_range[0] >= 2 {
+                r.cap_range[1] = r.cap_range[1].max(2);
+                r.max_hop = r.max_hop.max(1);
                 mode &= !CAPTURE;
             }
         }
@@ -242,6 +262,9 @@ fn kind_tables(
         let scan = v.dir_opposite[r.dir as usize] as usize;
         v.ray_attack[ck * nd + scan] = r.cap_range;
     }
+    // A ride that jumps (a cannon's, or one merged with a leap to its second square) can be
+    // screened: the pin scan must know.
+    v.has_hoppers |= rays.iter().any(|r| r.max_hop > 0);
     v.rays[ck] = rays;
 }
 
@@ -271,8 +294,8 @@ fn add_leaps<'a>(
         if mode & CAPTURE != 0 {
             let e = &mut leap_att[c.index() * v.n + to];
             match e.iter_mut().find(|e| e.0 as usize == sq) {
-                Some(e) => e.1 |= 1u64 << k,
-                None => e.push((sq as u8, 1u64 << k)),
+                Some(e) => e.1 |= 1u128 << k,
+                None => e.push((sq as u8, 1u128 << k)),
             }
         }
     }
@@ -355,9 +378,9 @@ fn leap_checks(v: &Variant) -> Vec<SquareSet> {
 fn build_zobrist(v: &mut Variant) {
     let (n, h) = (v.n, v.hand_kinds.len());
     let mut rng = crate::rng::SplitMix64(0x05EE_D0F5_A061_u64 ^ ((n as u64) << 32));
-    v.z_board = (0..n * 128).map(|_| rng.next_u64()).collect();
+    v.z_board = (0..n * 256).map(|_| rng.next_u64()).collect();
     for sq in 0..n {
-        v.z_board[sq * 128] = 0; // empty square
+        v.z_board[sq * 256] = 0; // empty square
     }
     v.z_hand = (0..2 * h * (MAX_HAND_COUNT + 1))
         .map(|i| {

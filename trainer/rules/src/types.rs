@@ -32,7 +32,7 @@ impl Color {
 /// Index of a piece kind in its variant (promoted forms are kinds of their own).
 pub type Kind = u8;
 
-/// A piece on a square: 0 is empty, otherwise `1 + kind + 64 * colour`.
+/// A piece on a square: 0 is empty, otherwise `1 + kind + 128 * colour`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, Default)]
 pub struct Piece(pub u8);
 
@@ -43,7 +43,7 @@ impl Piece {
     /// A piece of `kind` owned by `color`.
     #[inline(always)]
     pub fn new(color: Color, kind: Kind) -> Piece {
-        Piece(1 + kind + ((color as u8) << 6))
+        Piece(1 + kind + ((color as u8) << 7))
     }
 
     /// Whether this is an empty square.
@@ -55,7 +55,7 @@ impl Piece {
     /// The owner (meaningless for the empty square).
     #[inline(always)]
     pub fn color(self) -> Color {
-        if self.0 & 64 != 0 {
+        if self.0 & 128 != 0 {
             Color::Gote
         } else {
             Color::Sente
@@ -65,13 +65,13 @@ impl Piece {
     /// The kind (meaningless for the empty square).
     #[inline(always)]
     pub fn kind(self) -> Kind {
-        (self.0 & 63) - 1
+        (self.0 & 127) - 1
     }
 
     /// Whether a piece of `color` stands here.
     #[inline(always)]
     pub fn is_color(self, color: Color) -> bool {
-        self.0 != 0 && (self.0 >> 6) == color as u8
+        self.0 != 0 && (self.0 >> 7) == color as u8
     }
 }
 

@@ -10,11 +10,11 @@ use crate::values::{MatchRule, PromotionMode, StalemateValue};
 use std::path::Path;
 
 /// Largest board side supported (squares are indexed by one byte).
-pub const MAX_SIDE: u8 = 15;
+pub const MAX_SIDE: u8 = 16;
 /// Largest number of squares.
 pub const MAX_SQUARES: usize = MAX_SIDE as usize * MAX_SIDE as usize;
 /// Largest number of piece kinds, promoted forms included.
-pub const MAX_KINDS: usize = 62;
+pub const MAX_KINDS: usize = 126;
 /// Largest number of pieces of one kind (board and hands together, promoted included).
 pub const MAX_HAND_COUNT: usize = 255;
 
@@ -70,6 +70,54 @@ pub struct KindInfo {
     /// The kind the captor gets in hand when this one is captured (its unpromoted kind unless
     /// `captured_as` says otherwise); also the kind it counts as in material totals.
     pub captured_as: Kind,
+    /// Powers beyond its Betza moves (the large variants' range captures, area moves, skipping
+    /// rides and burning).
+    pub powers: Powers,
+}
+
+/// A kind's powers beyond its Betza moves, from the owner's point of view.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Powers {
+    /// Rank for range captures (0: none); royal kinds outrank every other.
+    pub rank: u8,
+    /// Directions `(dx, dy)` along which it captures by jumping pieces ranked below it.
+    pub range_capture: Vec<(i8, i8)>,
+    /// Rides that jump the first square: direction and range from the piece (0: unlimited).
+    pub skip_first: Vec<(i8, i8, u8)>,
+    /// King steps of its area move (0: none).
+    pub area: u8,
+    /// Burns the enemy pieces next to where it ends each move.
+    pub burn: bool,
+}
+
+impl Powers {
+    /// Whether the kind has a power that makes moves (burning makes none).
+    pub fn moves(&self) -> bool {
+        !self.range_capture.is_empty() || !self.skip_first.is_empty() || self.area > 0
+    }
+
+    /// Whether the kind has any power.
+    pub fn any(&self) -> bool {
+        self.moves() || self.burn
+    }
+
+    /// Every offset `(dx, dy)` these powers can move by on a board of this size.
+    pub fn offsets(&self, files: u8, ranks: u8) -> Vec<(i8, i8)> {
+        let reach = files.max(ranks) as i8;
+        let mut out = Vec::new();
+        let lines = self.range_capture.iter().map(|&(dx, dy)| (dx, dy, 2, 0));
+        let skips = self.skip_first.iter().map(|&(dx, dy, r)| (dx, dy, 2, r));
+        for (dx, dy, first, range) in lines.chain(skips) {
+            let last = if range == 0 { reach } else { range as i8 };
+            out.extend((first..=last).map(|m| (dx * m, dy * m)));
+        }
+        let a = self.area as i8;
+        for dy in -a..=a {
+            out.extend((-a..=a).filter(|&dx| (dx, dy) != (0, 0)).map(|dx| (dx, dy)));
+        }
+        out.retain(|&(dx, dy)| (dx.unsigned_abs()) < files && (dy.unsigned_abs()) < ranks);
+        out
+    }
 }
 
 /// A two-step move on the board: first step (file, rank), whether it captures, second step.
@@ -185,6 +233,14 @@ pub struct Variant {
     pub connect_all_directions: bool,
     /// Pieces on their owner's first this many ranks do not count for `connect`.
     pub connect_outside_ranks: u8,
+    /// Some kind has powers beyond its Betza moves ([`Powers`]).
+    pub has_powers: bool,
+    /// Some kind burns ([`Powers::burn`]).
+    pub has_burns: bool,
+    /// A piece ending its move next to an enemy burning piece is burnt itself.
+    pub passive_burn: bool,
+    /// Royal pieces may be left attacked; losing the last one loses the game.
+    pub royal_capture: bool,
 
     pub(crate) n: usize,
     /// Two-step moves per (colour, kind) as board vectors: first step, whether it captures,
@@ -208,7 +264,7 @@ pub struct Variant {
     pub(crate) rays: Vec<Vec<RayMove>>,
     /// Reverse leap attacks per (attacking colour, target): ranges into `leap_attackers`.
     pub(crate) leap_attack_index: Vec<(u32, u32)>,
-    pub(crate) leap_attackers: Vec<(u8, u64)>,
+    pub(crate) leap_attackers: Vec<(u8, u128)>,
     /// `ray_attack[((c * kinds + k) * ndirs + scan_dir)][hops]`: capture range of kind k of
     /// colour c towards a square found by walking `scan_dir` from it.
     pub(crate) ray_attack: Vec<[u8; MAX_HOPS + 1]>,
@@ -232,7 +288,7 @@ pub struct Variant {
     pub(crate) leap_checks: Vec<SquareSet>,
     /// All squares of the board.
     pub(crate) all_squares: SquareSet,
-    /// Zobrist keys: piece code (0..128) per square.
+    /// Zobrist keys: piece code (0..256) per square.
     pub(crate) z_board: Vec<u64>,
     /// Zobrist keys per (colour, hand index, count).
     pub(crate) z_hand: Vec<u64>,
@@ -409,7 +465,7 @@ impl Variant {
     /// Zobrist key of a piece code on a square.
     #[inline(always)]
     pub(crate) fn zb(&self, sq: usize, code: u8) -> u64 {
-        self.z_board[sq * 128 + code as usize]
+        self.z_board[sq * 256 + code as usize]
     }
 
     /// Zobrist key of holding `count` pieces of hand index `h`.

@@ -142,6 +142,36 @@ fn entries() -> Vec<Entry> {
         ],
         expect: Rule,
     });
+    // The large variants' powers, on the shogi rook and its promotion; a rank acts only with
+    // a range capture, passive burning only with a burning piece.
+    for side in ["pieces[R].", "pieces[R].promoted."] {
+        let key = |k: &str| -> &'static str { Box::leak(format!("{side}{k}").into_boxed_str()) };
+        v.push(Entry {
+            key: key("range_capture"),
+            base: shogi,
+            changes: vec![(key("range_capture"), json!("R")), (key("rank"), json!(1))],
+            expect: Rule,
+        });
+        v.push(e(key("skip_first"), shogi, json!("vR"), Rule));
+        v.push(e(key("area"), shogi, json!(2), Rule));
+        v.push(e(key("burn"), shogi, json!(true), Rule));
+        v.push(Entry {
+            key: key("rank"),
+            base: shogi,
+            changes: vec![(key("rank"), json!(2)), (key("range_capture"), json!("R"))],
+            expect: Rule,
+        });
+    }
+    v.push(Entry {
+        key: "capture.passive_burn",
+        base: shogi,
+        changes: vec![
+            ("capture.passive_burn", json!(true)),
+            ("pieces[R].burn", json!(true)),
+        ],
+        expect: Rule,
+    });
+    v.push(e("end.royal_capture", shogi, json!(true), Rule));
     // The royal piece: minishogi's gold instead of its king.
     v.push(Entry {
         key: "pieces[G].royal",

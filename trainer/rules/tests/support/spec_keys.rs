@@ -11,9 +11,11 @@ pub fn spec_keys() -> BTreeSet<String> {
     use serde_json::Value;
     let piece = PieceSpec {
         lion: true,
+        burn: true,
         promoted: Some(PromotedSpec {
             royal: true,
             lion: true,
+            burn: true,
             ..Default::default()
         }),
         drop: Some(PieceDropSpec::default()),
