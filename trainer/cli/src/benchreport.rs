@@ -45,6 +45,7 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
         ("dai", None, 4),
         ("hasami", None, 4),
         ("dai-hasami", None, 4),
+        ("tenjiku", None, 4),
     ] {
         let (n, s) = perft_ours(variant, depth, repeat)?;
         row(variant, depth, n, s);

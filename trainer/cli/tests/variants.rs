@@ -74,6 +74,7 @@ fn tiny_runs_of_the_family_variants_complete() {
         "dai",
         "hasami",
         "dai-hasami",
+        "tenjiku",
     ] {
         let cfg = dir.join(format!("{variant}.toml"));
         std::fs::write(&cfg, config(variant)).unwrap();
@@ -99,7 +100,7 @@ fn tiny_runs_of_the_family_variants_complete() {
             "{variant}: {text}"
         );
         // The Lion's two-step moves have policy planes of their own.
-        if variant == "chu" || variant == "dai" {
+        if variant == "chu" || variant == "dai" || variant == "tenjiku" {
             assert!(text.contains("two-step move types"), "{text}");
         }
     }

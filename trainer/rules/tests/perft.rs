@@ -269,6 +269,12 @@ fn dai_hasami_regression() {
     run("dai-hasami.perft", false);
 }
 
+/// Tenjiku shogi: depth 1 by hand, deeper ones ours (see the file).
+#[test]
+fn tenjiku_regression() {
+    run("tenjiku.perft", false);
+}
+
 /// Every row of BENCHMARKS.md's perft table (variant, depth, nodes from the start position) and
 /// its "Shogi perft 6" line is a case of a data file above, so no printed count goes untested.
 #[test]

@@ -1075,3 +1075,25 @@ fn unashogi_quasi_check_needs_no_answer_until_the_king_drop_arms_it() {
     assert!(p.in_check());
     assert!(!moves(&p).contains("5i5h"));
 }
+
+/// No variant generates a move twice (a leap to the second square of a ride, as in `QD`, once
+/// did): in random games of every built-in variant, the legal moves are distinct.
+#[test]
+fn no_variant_generates_a_move_twice() {
+    let mut rng = StdRng::seed_from_u64(17);
+    for name in VariantSpec::builtin_names() {
+        let v = builtin(name);
+        for _ in 0..3 {
+            let mut p = Position::start(v.clone());
+            for _ in 0..150 {
+                let ms = p.legal_moves();
+                let distinct: BTreeSet<_> = ms.iter().map(|&m| p.move_to_usi(m)).collect();
+                assert_eq!(distinct.len(), ms.len(), "{name}: {}", p.to_sfen());
+                if ms.is_empty() || p.outcome().is_some() {
+                    break;
+                }
+                p.make_move(ms[rng.random_range(0..ms.len())]);
+            }
+        }
+    }
+}
