@@ -61,6 +61,7 @@ struct PowerKeys<'a> {
     range_capture: &'a Option<String>,
     skip_first: &'a Option<String>,
     area: Option<u8>,
+    hook: &'a Option<String>,
     burn: bool,
 }
 
@@ -281,6 +282,7 @@ impl Compiler<'_> {
                 range_capture: &p.range_capture,
                 skip_first: &p.skip_first,
                 area: p.area,
+                hook: &p.hook,
                 burn: p.burn,
             },
             &key(""),
@@ -340,6 +342,7 @@ impl Compiler<'_> {
                 range_capture: &pr.range_capture,
                 skip_first: &pr.skip_first,
                 area: pr.area,
+                hook: &pr.hook,
                 burn: pr.burn,
             },
             &format!("pieces[{i}].promoted."),
@@ -402,7 +405,12 @@ impl Compiler<'_> {
         if area > MAX_AREA {
             return Err(self.err(key("area"), format!("at most {MAX_AREA} steps, got {area}")));
         }
+        let hook = match k.hook {
+            Some(text) => self.power_rides(text, &key("hook"), false)?,
+            None => Vec::new(),
+        };
         Ok(Powers {
+            hook: hook.iter().map(|&(dx, dy, _)| (dx, dy)).collect(),
             rank,
             range_capture: range_capture.iter().map(|&(dx, dy, _)| (dx, dy)).collect(),
             skip_first: skip_first.iter().filter(|r| r.2 != 1).copied().collect(),

@@ -1289,6 +1289,9 @@ impl<'a> Exporter<'a> {
             if p.area > 0 {
                 what.push(format!("an area move of {} steps", p.area));
             }
+            if !p.hook.is_empty() {
+                what.push("hook moves (hook)".to_string());
+            }
             if p.burn {
                 what.push("burning (burn)".to_string());
             }

@@ -1,5 +1,5 @@
 //! Powers beyond Betza moves, for the large variants (Tenjiku shogi): range captures by rank,
-//! rides that skip their first square, area moves, and burning. None of this runs for a
+//! rides that skip their first square, area moves, hook moves, and burning. None of this runs for a
 //! variant without such a piece; it is written for clarity, not speed.
 
 use crate::bitset::SquareSet;
@@ -90,6 +90,24 @@ pub(crate) fn power_targets(
             break;
         }
     }
+    for &(dx, dy) in &powers.hook {
+        let d = board_vec(c, dx, dy);
+        for n in 1.. {
+            let Some(t) = step(v, from, d, n) else { break };
+            let p = board[t];
+            if !p.is_empty() {
+                if p.is_color(them) && !unarmed {
+                    out.insert(t);
+                }
+                break;
+            }
+            out.insert(t);
+            // The turn: a ride at right angles from this empty square.
+            for turn in [(-d.1, d.0), (d.1, -d.0)] {
+                ride(v, board, t, turn, them, unarmed, &mut out);
+            }
+        }
+    }
     if powers.area > 0 {
         // Breadth first through empty squares; an enemy piece ends a path.
         let mut seen = SquareSet::EMPTY;
@@ -116,6 +134,31 @@ pub(crate) fn power_targets(
         }
     }
     out
+}
+
+/// Adds the squares of a ride from `from` along the board vector `d`: empty squares, and the
+/// first piece if it is an enemy one (unless `unarmed`).
+fn ride(
+    v: &Variant,
+    board: &[Piece; MAX_SQUARES],
+    from: usize,
+    d: (i8, i8),
+    them: Color,
+    unarmed: bool,
+    out: &mut SquareSet,
+) {
+    for n in 1.. {
+        let Some(t) = step(v, from, d, n) else { break };
+        let p = board[t];
+        if p.is_empty() {
+            out.insert(t);
+            continue;
+        }
+        if p.is_color(them) && !unarmed {
+            out.insert(t);
+        }
+        break;
+    }
 }
 
 /// Every square a piece of colour `c` moving as kind `k` from `from` can end a move on

@@ -131,6 +131,10 @@ pub struct PieceSpec {
     /// An area move of up to this many king steps through empty squares, turning freely, to an
     /// empty square or an enemy piece (the capture ends the move); 0 or absent: none.
     pub area: Option<u8>,
+    /// Hook moves (Betza riders, `R` or `B`): a ride along one of these lines that may turn 90
+    /// degrees once, at an empty square, and ride on (Dai-dai shogi's hook mover `R`, long-nosed
+    /// goblin `B`); a capture ends it.
+    pub hook: Option<String>,
     /// After each of its moves, every enemy piece on the eight squares around where it ends is
     /// captured too (Tenjiku shogi's Fire Demon).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -167,6 +171,10 @@ pub struct PromotedSpec {
     /// An area move of up to this many king steps through empty squares, turning freely, to an
     /// empty square or an enemy piece (the capture ends the move); 0 or absent: none.
     pub area: Option<u8>,
+    /// Hook moves (Betza riders, `R` or `B`): a ride along one of these lines that may turn 90
+    /// degrees once, at an empty square, and ride on (Dai-dai shogi's hook mover `R`, long-nosed
+    /// goblin `B`); a capture ends it.
+    pub hook: Option<String>,
     /// After each of its moves, every enemy piece on the eight squares around where it ends is
     /// captured too (Tenjiku shogi's Fire Demon).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

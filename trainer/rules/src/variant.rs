@@ -86,6 +86,8 @@ pub struct Powers {
     pub skip_first: Vec<(i8, i8, u8)>,
     /// King steps of its area move (0: none).
     pub area: u8,
+    /// First directions `(dx, dy)` of its hook moves (a ride turning 90 degrees once).
+    pub hook: Vec<(i8, i8)>,
     /// Burns the enemy pieces next to where it ends each move.
     pub burn: bool,
 }
@@ -93,7 +95,10 @@ pub struct Powers {
 impl Powers {
     /// Whether the kind has a power that makes moves (burning makes none).
     pub fn moves(&self) -> bool {
-        !self.range_capture.is_empty() || !self.skip_first.is_empty() || self.area > 0
+        !self.range_capture.is_empty()
+            || !self.skip_first.is_empty()
+            || self.area > 0
+            || !self.hook.is_empty()
     }
 
     /// Whether the kind has any power.
@@ -110,6 +115,14 @@ impl Powers {
         for (dx, dy, first, range) in lines.chain(skips) {
             let last = if range == 0 { reach } else { range as i8 };
             out.extend((first..=last).map(|m| (dx * m, dy * m)));
+        }
+        for &(dx, dy) in &self.hook {
+            for m in 1..reach {
+                for k in 1..reach {
+                    out.push((dx * m - dy * k, dy * m + dx * k));
+                    out.push((dx * m + dy * k, dy * m - dx * k));
+                }
+            }
         }
         let a = self.area as i8;
         for dy in -a..=a {

@@ -154,6 +154,7 @@ fn entries() -> Vec<Entry> {
         });
         v.push(e(key("skip_first"), shogi, json!("vR"), Rule));
         v.push(e(key("area"), shogi, json!(2), Rule));
+        v.push(e(key("hook"), shogi, json!("R"), Rule));
         v.push(e(key("burn"), shogi, json!(true), Rule));
         v.push(Entry {
             key: key("rank"),
