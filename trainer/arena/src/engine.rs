@@ -1,7 +1,7 @@
 //! External engines driven over USI or UCI: a child process (`sh -c CMD`) on stdin/stdout.
 
 use crate::error::Failure;
-use crate::fsf::{fsf_to_usi, move_to_fsf, to_fsf_fen};
+use crate::fsf::{fsf_to_usi_at, fsf_variant_name, move_to_fsf_at, to_fsf_fen};
 use crate::tally::Score;
 use crate::ParseProtocolError;
 use rules::{Move, Position, Variant};
@@ -334,7 +334,11 @@ impl ExternalEngine {
             .iter()
             .any(|(k, _)| k.eq_ignore_ascii_case(variant_option));
         if !given && advertised.contains(&variant_option.to_ascii_lowercase()) {
-            options.insert(0, (variant_option.to_string(), self.variant.name.clone()));
+            let name = match self.protocol {
+                Protocol::Usi => self.variant.name.clone(),
+                Protocol::Uci => fsf_variant_name(&self.variant).to_string(),
+            };
+            options.insert(0, (variant_option.to_string(), name));
         }
         for (k, v) in options {
             self.send(&format!("setoption name {k} value {v}"))?;
@@ -391,14 +395,17 @@ impl ExternalEngine {
             Protocol::Usi => format!("position sfen {}", start.to_sfen()),
             Protocol::Uci => format!("position fen {}", to_fsf_fen(start)),
         };
+        // Fairy-Stockfish's moves depend on the position (a flipping piece's turn is written).
+        let mut pos = start.clone();
         if !moves.is_empty() {
             line.push_str(" moves");
             for &mv in moves {
                 line.push(' ');
                 match self.protocol {
                     Protocol::Usi => line.push_str(&v.move_to_usi(mv)),
-                    Protocol::Uci => line.push_str(&move_to_fsf(&v, mv)),
+                    Protocol::Uci => line.push_str(&move_to_fsf_at(&pos, mv)),
                 }
+                pos.make_move(mv);
             }
         }
         self.send(&line)?;
@@ -412,7 +419,7 @@ impl ExternalEngine {
             (_, "resign") | (Protocol::Uci, "(none)" | "0000") => Ok(Reply::Resign),
             (Protocol::Usi, "win") => Ok(Reply::Win),
             (Protocol::Usi, t) => Ok(Reply::Move(t.to_string())),
-            (Protocol::Uci, t) => fsf_to_usi(&v, t)
+            (Protocol::Uci, t) => fsf_to_usi_at(&pos, t)
                 .map(Reply::Move)
                 .ok_or_else(|| Failure::Malformed(format!("bestmove {t:?} is not a move"))),
         }

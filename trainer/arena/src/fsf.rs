@@ -16,8 +16,14 @@
 //! a capture without moving (igui, `7g6f7g`) and a pass (through an empty square, back to the
 //! start) end where they began: `f6g7,g7f6`. Three squares run together (`f6g7h8`, the USI
 //! shape) are read as well.
+//!
+//! A piece that turns over by itself (Kyoto shogi's, Micro shogi's on a capture) makes a
+//! plain move in USI, but Fairy-Stockfish writes the turn: `+` when it turns promoted side up,
+//! `-` when it turns back (`e1e2+`, `e2e3-`), and ignores the move without it. So moves are
+//! written and read against the position they are played in ([`move_to_fsf_at`],
+//! [`fsf_to_usi_at`]).
 
-use rules::{Move, Variant};
+use rules::{Move, Position, Variant};
 #[cfg(test)]
 use std::sync::Arc;
 
@@ -46,11 +52,67 @@ pub fn move_to_fsf(v: &Variant, mv: Move) -> String {
                 fsf_square(v, to as usize)
             )
         }
+        // A piece dropped promoted side up (Kyoto shogi) is `+P@c4`.
         Move::Drop { kind, to } => format!(
-            "{}@{}",
+            "{}{}@{}",
+            if v.kinds[kind as usize].promoted {
+                "+"
+            } else {
+                ""
+            },
             v.kinds[kind as usize].letter,
             fsf_square(v, to as usize)
         ),
+    }
+}
+
+/// The suffix Fairy-Stockfish gives a move of `pos` in which the piece turns over by itself:
+/// `+` promoted side up, `-` back; none for other moves.
+fn flip_suffix(pos: &Position, mv: Move) -> &'static str {
+    let v = pos.variant();
+    let Move::Normal {
+        from,
+        to,
+        promote: false,
+    } = mv
+    else {
+        return "";
+    };
+    let p = pos.piece_at(from as usize);
+    let flips = !v.flip_on_capture || !pos.piece_at(to as usize).is_empty();
+    match (p.is_empty(), flips, v.flips_to(p.kind())) {
+        (false, true, Some(_)) if v.kinds[p.kind() as usize].promoted => "-",
+        (false, true, Some(_)) => "+",
+        _ => "",
+    }
+}
+
+/// A move of `pos` in Fairy-Stockfish's notation, with the turn of a flipping piece.
+pub fn move_to_fsf_at(pos: &Position, mv: Move) -> String {
+    format!("{}{}", move_to_fsf(pos.variant(), mv), flip_suffix(pos, mv))
+}
+
+/// A Fairy-Stockfish move of `pos` as USI text: as [`fsf_to_usi`], with the turn of a flipping
+/// piece (`+`, `-`) dropped, since it is no choice in USI.
+pub fn fsf_to_usi_at(pos: &Position, token: &str) -> Option<String> {
+    let v = pos.variant();
+    let usi = fsf_to_usi(v, token.strip_suffix('-').unwrap_or(token))?;
+    let plain = usi.strip_suffix('+').unwrap_or(&usi);
+    match v.parse_usi_syntax(plain) {
+        Ok(mv) if !flip_suffix(pos, mv).is_empty() => Some(plain.to_string()),
+        _ if token.ends_with('-') => None,
+        _ => Some(usi),
+    }
+}
+
+/// Fairy-Stockfish's name of a built-in variant where it differs from ours (`kyoto` is its
+/// `kyotoshogi`), for `UCI_Variant`; other names (and exported variants) are ours.
+pub fn fsf_variant_name(v: &Variant) -> &str {
+    match v.name.as_str() {
+        "kyoto" => "kyotoshogi",
+        "tori" => "torishogi",
+        "yari" => "yarishogi",
+        name => name,
     }
 }
 
@@ -87,12 +149,20 @@ fn parse_fsf_squares(v: &Variant, s: &str) -> Option<Vec<usize>> {
 /// `c3c4`, `h8g7+`, `P@e2`, and two-step moves `f6g7,g7h8` or `f6g7h8` (see the module).
 pub fn fsf_to_usi(v: &Variant, token: &str) -> Option<String> {
     if let Some((piece, sq)) = token.split_once('@') {
+        let (plus, piece) = match piece.strip_prefix('+') {
+            Some(p) => ("+", p),
+            None => ("", piece),
+        };
         let mut chars = piece.chars();
         let (Some(l), None) = (chars.next(), chars.next()) else {
             return None;
         };
         let to = parse_fsf_square(v, sq)?;
-        return Some(format!("{}*{}", l.to_ascii_uppercase(), v.square_name(to)));
+        return Some(format!(
+            "{plus}{}*{}",
+            l.to_ascii_uppercase(),
+            v.square_name(to)
+        ));
     }
     let name = |sq: usize| v.square_name(sq);
     if let Some((first, second)) = token.split_once(',') {
@@ -281,5 +351,102 @@ mod tests {
         let usi = fsf_to_usi(&v, "f6f6").unwrap();
         let e = p.parse_usi(&usi).unwrap_err().to_string();
         assert!(e.contains("7g7g") && e.contains("same square"), "{e}");
+    }
+
+    /// Debian's Fairy-Stockfish (`$FAIRY_STOCKFISH`, or on the path, or /usr/games): `None`
+    /// outside CI when it is not installed (the test command installs it).
+    fn native_engine() -> Option<std::path::PathBuf> {
+        let found = std::env::var_os("FAIRY_STOCKFISH")
+            .map(std::path::PathBuf::from)
+            .or_else(|| {
+                std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                    .chain([std::path::PathBuf::from("/usr/games")])
+                    .map(|d| d.join("fairy-stockfish"))
+                    .find(|p| p.is_file())
+            });
+        if found.is_none() && std::env::var_os("CI").is_some() {
+            panic!("fairy-stockfish is not installed (the test command installs it)");
+        }
+        found
+    }
+
+    /// The moves Fairy-Stockfish lists (`go perft 1`) in each of `fens`.
+    fn fsf_moves(bin: &std::path::Path, variant: &str, fens: &[String]) -> Vec<Vec<String>> {
+        use std::io::Write;
+        let mut script = format!("uci\nsetoption name UCI_Variant value {variant}\n");
+        for f in fens {
+            script.push_str(&format!("position fen {f}\ngo perft 1\n"));
+        }
+        script.push_str("quit\n");
+        let mut child = std::process::Command::new(bin)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(script.as_bytes())
+            .unwrap();
+        let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+        let mut lists = vec![Vec::new()];
+        for line in out.lines() {
+            if line.starts_with("Nodes searched") {
+                lists.push(Vec::new());
+            } else if let Some((mv, "1")) = line.split_once(": ") {
+                lists.last_mut().unwrap().push(mv.to_string());
+            }
+        }
+        lists.pop();
+        lists
+    }
+
+    /// Kyoto and Micro shogi, whose pieces turn over by themselves: in random positions the
+    /// moves we write are exactly those Debian's Fairy-Stockfish lists (its `+` and `-` turns
+    /// included), and each reads back as our move.
+    #[test]
+    fn flipping_moves_are_written_as_fairy_stockfish_lists_them() {
+        let Some(bin) = native_engine() else {
+            eprintln!("skipped: fairy-stockfish not installed");
+            return;
+        };
+        for (ours, theirs) in [("kyoto", "kyotoshogi"), ("micro", "micro")] {
+            let v = Arc::new(Variant::builtin(ours).unwrap());
+            assert_eq!(fsf_variant_name(&v), theirs);
+            let mut rng = rules::SplitMix64(11);
+            let mut positions = Vec::new();
+            for _ in 0..40 {
+                let mut p = Position::start(v.clone());
+                for _ in 0..rng.next_u64() % 30 {
+                    let ms = p.legal_moves();
+                    if ms.is_empty() || p.outcome().is_some() {
+                        break;
+                    }
+                    p.make_move(ms[(rng.next_u64() % ms.len() as u64) as usize]);
+                }
+                if p.outcome().is_none() {
+                    positions.push(p);
+                }
+            }
+            let fens: Vec<String> = positions.iter().map(to_fsf_fen).collect();
+            let lists = fsf_moves(&bin, theirs, &fens);
+            assert_eq!(lists.len(), positions.len(), "{ours}");
+            let mut turns = 0;
+            for (p, theirs) in positions.iter().zip(lists) {
+                let legal = p.legal_moves();
+                let mut mine: Vec<String> = legal.iter().map(|&m| move_to_fsf_at(p, m)).collect();
+                let mut theirs = theirs;
+                mine.sort();
+                theirs.sort();
+                assert_eq!(mine, theirs, "{ours} {}", p.to_sfen());
+                for &m in &legal {
+                    let text = move_to_fsf_at(p, m);
+                    turns += usize::from(text.ends_with('+') || text.ends_with('-'));
+                    assert_eq!(fsf_to_usi_at(p, &text), Some(p.move_to_usi(m)), "{text}");
+                }
+            }
+            assert!(turns > 20, "{ours}: {turns} turning moves");
+        }
     }
 }

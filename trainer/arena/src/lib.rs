@@ -37,7 +37,9 @@ mod variant;
 
 pub use engine::{ExternalEngine, Protocol, Reply, MAX_LINE_BYTES};
 pub use error::{ArenaError, Failure, NetworkError, ParseProtocolError};
-pub use fsf::{fsf_to_usi, move_to_fsf, to_fsf_fen};
+pub use fsf::{
+    fsf_to_usi, fsf_to_usi_at, fsf_variant_name, move_to_fsf, move_to_fsf_at, to_fsf_fen,
+};
 pub use lockstep::LOCKSTEP_GAMES;
 pub use matches::{play_match, GameEnd, MatchGame, MatchSettings, TimeControl};
 pub use network::{ModelInfo, NetworkOpener, OpenedNetwork};
