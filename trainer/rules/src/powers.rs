@@ -74,21 +74,18 @@ pub(crate) fn power_targets(
             jumped += 1;
         }
     }
+    let takes = (!unarmed).then_some(them);
     for &(dx, dy, range) in &powers.skip_first {
-        let d = board_vec(c, dx, dy);
         let last = if range == 0 { i32::MAX } else { range as i32 };
-        for n in 2..=last {
-            let Some(t) = step(v, from, d, n) else { break };
-            let p = board[t];
-            if p.is_empty() {
-                out.insert(t);
-                continue;
-            }
-            if p.is_color(them) && !unarmed {
-                out.insert(t);
-            }
-            break;
-        }
+        ride(
+            v,
+            board,
+            from,
+            board_vec(c, dx, dy),
+            2..=last,
+            takes,
+            &mut out,
+        );
     }
     for &(dx, dy) in &powers.hook {
         let d = board_vec(c, dx, dy);
@@ -104,7 +101,7 @@ pub(crate) fn power_targets(
             out.insert(t);
             // The turn: a ride at right angles from this empty square.
             for turn in [(-d.1, d.0), (d.1, -d.0)] {
-                ride(v, board, t, turn, them, unarmed, &mut out);
+                ride(v, board, t, turn, 1..=i32::MAX, takes, &mut out);
             }
         }
     }
@@ -136,25 +133,25 @@ pub(crate) fn power_targets(
     out
 }
 
-/// Adds the squares of a ride from `from` along the board vector `d`: empty squares, and the
-/// first piece if it is an enemy one (unless `unarmed`).
+/// Adds the squares of a ride from `from` along the board vector `d`, at the distances `span`:
+/// empty squares, and the first piece if it is of the colour `takes`.
 fn ride(
     v: &Variant,
     board: &[Piece; MAX_SQUARES],
     from: usize,
     d: (i8, i8),
-    them: Color,
-    unarmed: bool,
+    span: std::ops::RangeInclusive<i32>,
+    takes: Option<Color>,
     out: &mut SquareSet,
 ) {
-    for n in 1.. {
+    for n in span {
         let Some(t) = step(v, from, d, n) else { break };
         let p = board[t];
         if p.is_empty() {
             out.insert(t);
             continue;
         }
-        if p.is_color(them) && !unarmed {
+        if takes.is_some_and(|c| p.is_color(c)) {
             out.insert(t);
         }
         break;
