@@ -133,25 +133,9 @@ pub struct FsfRules {
     pub royal_commoner: bool,
 }
 
-/// Our variants that are built into Fairy-Stockfish, with its names for them.
-const BUILTIN_COUNTERPARTS: &[(&str, &str)] = &[
-    ("minishogi", "minishogi"),
-    ("kyoto", "kyotoshogi"),
-    ("micro", "micro"),
-    ("judkins", "judkins"),
-    ("shogi", "shogi"),
-    ("sho", "shoshogi"),
-    ("tori", "torishogi"),
-    ("yari", "yarishogi"),
-];
-
-/// Fairy-Stockfish's built-in name for our variant `name`, if it has one.
-pub fn builtin_counterpart(name: &str) -> Option<&'static str> {
-    BUILTIN_COUNTERPARTS
-        .iter()
-        .find(|(ours, _)| *ours == name)
-        .map(|&(_, fsf)| fsf)
-}
+/// Fairy-Stockfish's built-in name for our variant `name`, if it has one (the one table is
+/// the rules crate's).
+pub use rules::fsf::builtin_counterpart;
 
 fn builtin_rules(
     name: &str,
@@ -331,7 +315,7 @@ impl FsfRules {
             return Ok(r);
         }
         if name != export_name {
-            let known: Vec<&str> = BUILTIN_COUNTERPARTS.iter().map(|(_, f)| *f).collect();
+            let known: Vec<&str> = rules::fsf::builtin_counterpart_names().collect();
             return Err(NnueError::Unplayable {
                 variant: v.name.clone(),
                 reason: format!(
@@ -785,9 +769,12 @@ mod tests {
 
     #[test]
     fn every_builtin_counterpart_maps_every_kind() {
-        for (ours, fsf) in BUILTIN_COUNTERPARTS {
+        for ours in rules::VariantSpec::builtin_names() {
+            let Some(fsf) = builtin_counterpart(ours) else {
+                continue;
+            };
             let (v, l) = layout(ours);
-            assert_eq!(l.rules().name, *fsf);
+            assert_eq!(l.rules().name, fsf);
             assert_eq!(l.kind_type.len(), v.kinds.len());
         }
     }

@@ -105,15 +105,10 @@ pub fn fsf_to_usi_at(pos: &Position, token: &str) -> Option<String> {
     }
 }
 
-/// Fairy-Stockfish's name of a built-in variant where it differs from ours (`kyoto` is its
-/// `kyotoshogi`), for `UCI_Variant`; other names (and exported variants) are ours.
+/// The `UCI_Variant` of our variant in Fairy-Stockfish: its built-in counterpart's name
+/// (`kyotoshogi` for kyoto), else ours (an exported variant keeps our name).
 pub fn fsf_variant_name(v: &Variant) -> &str {
-    match v.name.as_str() {
-        "kyoto" => "kyotoshogi",
-        "tori" => "torishogi",
-        "yari" => "yarishogi",
-        name => name,
-    }
+    rules::fsf::builtin_counterpart(&v.name).unwrap_or(&v.name)
 }
 
 /// Parses a Fairy-Stockfish square (`a1`, `i9`, `j10`).

@@ -24,6 +24,31 @@ use crate::Position;
 use std::collections::BTreeMap;
 use thiserror::Error;
 
+/// Our variants that are built into Fairy-Stockfish, with its names for them.
+const BUILTIN_COUNTERPARTS: &[(&str, &str)] = &[
+    ("minishogi", "minishogi"),
+    ("kyoto", "kyotoshogi"),
+    ("micro", "micro"),
+    ("judkins", "judkins"),
+    ("shogi", "shogi"),
+    ("sho", "shoshogi"),
+    ("tori", "torishogi"),
+    ("yari", "yarishogi"),
+];
+
+/// The names of Fairy-Stockfish's built-in variants that are counterparts of ours.
+pub fn builtin_counterpart_names() -> impl Iterator<Item = &'static str> {
+    BUILTIN_COUNTERPARTS.iter().map(|&(_, fsf)| fsf)
+}
+
+/// Fairy-Stockfish's built-in name for our variant `name`, if it has one.
+pub fn builtin_counterpart(name: &str) -> Option<&'static str> {
+    BUILTIN_COUNTERPARTS
+        .iter()
+        .find(|(ours, _)| *ours == name)
+        .map(|&(_, fsf)| fsf)
+}
+
 /// The Fairy-Stockfish release the output is written for and tested against.
 pub const FSF_VERSION: &str = "11.1";
 
