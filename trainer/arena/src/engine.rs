@@ -180,8 +180,9 @@ pub struct ExternalEngine {
 
 impl ExternalEngine {
     /// An engine started (lazily) as `sh -c CMD`, speaking `protocol`, given `options` by
-    /// `setoption` after the handshake; `USI_Variant`/`UCI_Variant` is set to `variant` when the
-    /// engine offers it and `options` do not name it.
+    /// `setoption` after the handshake; `USI_Variant`/`UCI_Variant` is set to `variant` (for UCI,
+    /// Fairy-Stockfish's name of it: `kyotoshogi`) when the engine offers it and `options` do
+    /// not name it.
     pub fn new(
         cmd: &str,
         protocol: Protocol,

@@ -597,7 +597,7 @@ fn ladder(name: &str) -> pipeline::ladder::Ladder {
 fn the_ladders_have_the_rungs_the_readme_lists() {
     let readme = prose("README.md");
     assert!(readme.contains("`configs/ladders/minishogi.toml` has our network-free search (`mcts400`), Fairy-Stockfish at `Skill Level` 0, 5 and 10 and at full strength with 10,000 nodes a move, and full strength at 30,000 and 100,000 nodes."));
-    assert!(readme.contains("`configs/ladders/judkins.toml` is the same ladder for Judkins shogi (`configs/runs/judkins.toml`, 30 minutes)."));
+    assert!(readme.contains("`configs/ladders/judkins.toml` is the same ladder for Judkins shogi (`configs/runs/judkins.toml`, 30 minutes), `configs/ladders/kyoto.toml` for Kyoto shogi (`configs/runs/kyoto.toml`, 20 minutes)."));
     let mini = ladder("minishogi");
     assert_eq!(mini.spec.variant, "minishogi");
     let rungs: Vec<(&str, &str, Option<&str>, u32)> = mini
@@ -648,11 +648,16 @@ fn the_ladders_have_the_rungs_the_readme_lists() {
             mini.spec.max_plies
         )
     );
-    let file = "configs/runs/judkins.toml";
-    let run = pipeline::RunConfig::from_toml(&read(file), file).unwrap();
-    assert_eq!(run.variant, "judkins");
-    assert_eq!(run.max_minutes, 30.0);
-    assert_eq!(run.evaluation.ladder, "judkins");
+    for (name, minutes) in [("judkins", 30.0), ("kyoto", 20.0)] {
+        let file = format!("configs/runs/{name}.toml");
+        let run = pipeline::RunConfig::from_toml(&read(&file), &file).unwrap();
+        assert_eq!(run.variant, name);
+        assert_eq!(run.max_minutes, minutes);
+        assert_eq!(run.evaluation.ladder, name);
+        let lad = ladder(name);
+        assert_eq!(lad.spec.variant, name);
+        assert_eq!(lad.spec.rungs, mini.spec.rungs);
+    }
 }
 
 /// A rung's short name in BENCHMARKS.md's prose: `fsf-full-10k` -> `full10k`.
@@ -728,14 +733,31 @@ fn benchmarks_ladder_ratings_are_the_calibrations() {
     let to = from + text[from..].find(". ").unwrap();
     assert_eq!(pairings_in(&text[from..to]), pairings_of(&mini));
 
-    // The Judkins ladder, in prose: `mcts400 -559 [-873, -357], skill0 0, ...`.
-    let judkins = ladder("judkins");
+    // The Judkins and Kyoto ladders, in prose: `mcts400 -559 [-873, -357], skill0 0, ...`.
     let text = bench.split_whitespace().collect::<Vec<_>>().join(" ");
-    let from = text.find("**The Judkins ladder**").unwrap();
-    let text = &text[from..text[from..].find("**Kyoto shogi").unwrap() + from];
+    ladder_in_prose(
+        &text,
+        "judkins",
+        "**The Judkins ladder**",
+        "**The Kyoto ladder**",
+    );
+    ladder_in_prose(
+        &text,
+        "kyoto",
+        "**The Kyoto ladder**",
+        "## Learning: paired ablations",
+    );
+}
+
+/// The ratings and pairings of ladder `name` as BENCHMARKS.md (`text`, one line) gives them in
+/// prose between `from_marker` and `to_marker`.
+fn ladder_in_prose(text: &str, name: &str, from_marker: &str, to_marker: &str) {
+    let lad = ladder(name);
+    let from = text.find(from_marker).unwrap();
+    let text = &text[from..text[from..].find(to_marker).unwrap() + from];
     let (ratings, pairings) = text.split_once("Pairings:").unwrap();
     let ratings = &ratings[ratings.find("mcts400 ").unwrap()..];
-    let names: BTreeMap<String, &str> = judkins
+    let names: BTreeMap<String, &str> = lad
         .spec
         .rungs
         .iter()
@@ -749,28 +771,25 @@ fn benchmarks_ladder_ratings_are_the_calibrations() {
     let mut i = 0;
     while i < tokens.len() {
         let rung = names[&short(tokens[i])];
-        let r = &judkins.calibration.ratings[rung];
-        assert_eq!(tokens[i + 1], elo(r.elo), "{rung} in {ratings}");
+        let r = &lad.calibration.ratings[rung];
+        assert_eq!(tokens[i + 1], elo(r.elo), "{name}: {rung} in {ratings}");
         i += 2;
         if let Some(low) = tokens.get(i).and_then(|t| t.strip_prefix('[')) {
             let high = tokens[i + 1].trim_end_matches(']');
             assert_eq!(
                 (low, high),
                 (elo(r.low).as_str(), elo(r.high).as_str()),
-                "{rung}"
+                "{name}: {rung}"
             );
             i += 2;
         } else {
-            assert_eq!(
-                rung, judkins.spec.zero,
-                "only the zero rung has no interval"
-            );
+            assert_eq!(rung, lad.spec.zero, "only the zero rung has no interval");
         }
         seen.insert(rung.to_string());
     }
-    let rungs: BTreeSet<String> = judkins.spec.rungs.iter().map(|r| r.name.clone()).collect();
-    assert_eq!(seen, rungs, "every Judkins rung is rated in BENCHMARKS.md");
-    assert_eq!(pairings_in(pairings), pairings_of(&judkins));
+    let rungs: BTreeSet<String> = lad.spec.rungs.iter().map(|r| r.name.clone()).collect();
+    assert_eq!(seen, rungs, "every {name} rung is rated in BENCHMARKS.md");
+    assert_eq!(pairings_in(pairings), pairings_of(&lad), "{name}");
 }
 
 // ---------------------------------------------------------------------------------------------

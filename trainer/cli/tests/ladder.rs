@@ -276,7 +276,8 @@ ladder_games = 4
     assert!(text(&o).contains("on the mini ladder: Elo"), "{}", text(&o));
 }
 
-/// A rung that crashes on `go` (as Debian's Fairy-Stockfish 11.1 does in Kyoto shogi):
+/// A rung that crashes on `go` (as Debian's Fairy-Stockfish 11.1 did in Kyoto shogi when it was
+/// sent moves it could not read):
 /// the calibration stops with the reason instead of counting its crashes as losses.
 #[test]
 fn a_rung_that_crashes_cannot_be_rated() {

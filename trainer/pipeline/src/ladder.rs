@@ -190,6 +190,11 @@ const BUILTIN: &[(&str, &str, &str)] = &[
         include_str!("../../../configs/ladders/judkins.toml"),
         include_str!("../../../configs/ladders/judkins.calibration.toml"),
     ),
+    (
+        "kyoto",
+        include_str!("../../../configs/ladders/kyoto.toml"),
+        include_str!("../../../configs/ladders/kyoto.calibration.toml"),
+    ),
 ];
 
 /// The calibration file beside a ladder file (`x/NAME.toml` -> `x/NAME.calibration.toml`).
@@ -899,10 +904,25 @@ losses = 7
 
     #[test]
     fn the_builtin_ladder_loads_and_its_games_give_its_ratings() {
-        let j = Ladder::load("judkins").unwrap();
-        let games = include_str!("../../../configs/ladders/judkins.games.txt");
-        let t = read_games(games, &j.spec, "judkins.games.txt").unwrap();
-        assert_eq!(fit_tallies(&j.spec, &t).unwrap(), j.calibration.ratings);
+        for (name, games) in [
+            (
+                "judkins",
+                include_str!("../../../configs/ladders/judkins.games.txt"),
+            ),
+            (
+                "kyoto",
+                include_str!("../../../configs/ladders/kyoto.games.txt"),
+            ),
+        ] {
+            let j = Ladder::load(name).unwrap();
+            let t = read_games(games, &j.spec, name).unwrap();
+            assert_eq!(t, j.calibration.pairings, "{name}");
+            assert_eq!(
+                fit_tallies(&j.spec, &t).unwrap(),
+                j.calibration.ratings,
+                "{name}"
+            );
+        }
         let l = Ladder::load("minishogi").unwrap();
         assert_eq!(l.elo[l.spec.index(&l.spec.zero).unwrap()], 0.0);
         // The kept games reproduce the kept ratings: the calibration is checkable.
