@@ -206,9 +206,25 @@ pub(crate) fn load_variant(name: &str) -> Result<Arc<Variant>> {
 }
 
 fn main() {
-    // A closed reader ends the process quietly instead of a "Broken pipe" panic.
-    sigpipe::reset();
     let cli = Cli::parse();
+    // A closed reader of a printing command ends the process quietly instead of a "Broken
+    // pipe" panic. Commands that talk to engines and workers through pipes keep SIGPIPE
+    // ignored: an engine that exits must be an error they handle, not a signal that kills a
+    // training run.
+    if matches!(
+        cli.command,
+        Command::Perft { .. }
+            | Command::Check { .. }
+            | Command::Status { .. }
+            | Command::Report { .. }
+            | Command::Init { .. }
+            | Command::Export { .. }
+            | Command::ExportData(_)
+            | Command::ExportVariant(_)
+            | Command::Usi { .. }
+    ) {
+        sigpipe::reset();
+    }
     if let Err(e) = dispatch(cli.command) {
         eprintln!("error: {e:#}");
         std::process::exit(1);

@@ -341,7 +341,7 @@ fn a_tiny_run_writes_what_the_readme_lists() {
     let stdout = read(&root.join("stdout.txt"));
     assert!(
         status.success(),
-        "{stdout}{}",
+        "{status:?}\n{stdout}{}",
         read(&root.join("stderr.txt"))
     );
 
