@@ -4,7 +4,7 @@
 use crate::config::{ModelConfig, TrainConfig};
 use crate::device::TorchDevice;
 use crate::error::{io_err, ModelError, Result};
-use crate::net::{NetShape, Network};
+use crate::net::{NetShape, Network, SOFT_POLICY_PREFIX};
 use crate::optim::{Ema, Optimizer};
 use crate::train::{SplitMix, Trainer};
 use crate::{Device, DeviceExt};
@@ -200,6 +200,37 @@ fn check_meta(meta: &ModelMeta, file: &str, prefix: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The tensor names in a safetensors file, read from its header alone (8 bytes of header
+/// length, then a JSON object of names; `__metadata__` is not a tensor).
+pub fn tensor_names(path: &Path) -> Result<Vec<String>> {
+    use std::io::Read;
+    let bad = |reason: String| ModelError::Checkpoint {
+        path: path.display().to_string(),
+        reason,
+    };
+    let mut f = std::fs::File::open(path).map_err(io_err(path))?;
+    let size = f.metadata().map_err(io_err(path))?.len();
+    let mut len = [0u8; 8];
+    f.read_exact(&mut len)
+        .map_err(|e| bad(format!("cannot read the safetensors header: {e}")))?;
+    let len = u64::from_le_bytes(len);
+    if len > size.saturating_sub(8) || len > 1 << 27 {
+        return Err(bad(format!(
+            "safetensors header of {len} bytes in a file of {size}"
+        )));
+    }
+    let mut header = vec![0u8; len as usize];
+    f.read_exact(&mut header)
+        .map_err(|e| bad(format!("cannot read the safetensors header: {e}")))?;
+    let map: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&header).map_err(|e| bad(format!("bad safetensors header: {e}")))?;
+    Ok(map
+        .into_iter()
+        .map(|(k, _)| k)
+        .filter(|k| k != "__metadata__")
+        .collect())
 }
 
 /// Loads tensors into `vs`, first checking that names and shapes match exactly.
@@ -473,8 +504,24 @@ fn load_stem(
         });
     }
     let mut vs = VarStore::new(device.torch());
-    let net = Network::new(&vs.root(), &state.meta.model, state.meta.shape());
-    load_weights(&mut vs, &dir.join(format!("{stem}.safetensors")))?;
+    let mut net = Network::new(&vs.root(), &state.meta.model, state.meta.shape());
+    let wp = dir.join(format!("{stem}.safetensors"));
+    // The soft-policy output is trained (and saved) only by runs that asked for it; its
+    // optimizer state is in the checkpoint then, so it cannot be added to a resumed run.
+    let trained_soft = tensor_names(&wp)?
+        .iter()
+        .any(|n| n.starts_with(SOFT_POLICY_PREFIX));
+    if trained_soft {
+        net.add_soft_policy(&vs.root());
+    } else if cfg.soft_policy_weight > 0.0 {
+        return Err(ModelError::Checkpoint {
+            path: wp.display().to_string(),
+            reason: "this run was trained without the soft-policy output; \
+                     training.soft_policy_weight > 0 cannot be turned on when resuming it"
+                .into(),
+        });
+    }
+    load_weights(&mut vs, &wp)?;
     let mut opt = Optimizer::new(cfg.optimizer.clone(), &vs);
     let op = dir.join(format!("{stem}.optim.safetensors"));
     let named = Tensor::read_safetensors(&op).map_err(|e| ModelError::Checkpoint {

@@ -194,6 +194,15 @@ pub struct TrainConfig {
     /// t-th update, so that early networks are not dominated by the random initialisation.
     /// Batch-norm statistics are the live network's. Training continues on the live weights.
     pub ema_decay: f64,
+    /// Weight of KataGo's auxiliary soft-policy loss (0, the default: off; KataGo uses 8): a
+    /// second policy output, beside the main one on the policy head's hidden layer, learns
+    /// the policy target raised to `1 / soft_policy_temperature` and renormalised, which
+    /// spreads the signal of the moves the search found second best. It shapes the trunk
+    /// only: published networks do not carry it, and a run that trained without it cannot
+    /// turn it on when resumed.
+    pub soft_policy_weight: f64,
+    /// The soft target's temperature, at least 1 (KataGo's 4).
+    pub soft_policy_temperature: f64,
 }
 
 impl Default for TrainConfig {
@@ -216,6 +225,8 @@ impl Default for TrainConfig {
             mixed_precision: true,
             batch_size: 256,
             ema_decay: 0.0,
+            soft_policy_weight: 0.0,
+            soft_policy_temperature: 4.0,
         }
     }
 }
@@ -309,6 +320,18 @@ impl TrainConfig {
             return bad(
                 "ema_decay",
                 format!("{} is outside [0, 1) (0: off)", self.ema_decay),
+            );
+        }
+        if !(0.0..=100.0).contains(&self.soft_policy_weight) {
+            return bad(
+                "soft_policy_weight",
+                format!("{} is outside [0, 100] (0: off)", self.soft_policy_weight),
+            );
+        }
+        if !(1.0..=100.0).contains(&self.soft_policy_temperature) {
+            return bad(
+                "soft_policy_temperature",
+                format!("{} is outside [1, 100]", self.soft_policy_temperature),
             );
         }
         Ok(())

@@ -19,8 +19,8 @@ mod train;
 
 pub use checkpoint::{
     check_encoding, has_checkpoint, load_checkpoint, load_model, load_weights, read_meta,
-    save_checkpoint, save_model, save_published_model, write_atomic, CheckpointState, ModelMeta,
-    FORMAT_VERSION,
+    save_checkpoint, save_model, save_published_model, tensor_names, write_atomic, CheckpointState,
+    ModelMeta, FORMAT_VERSION,
 };
 pub use config::{ModelConfig, OptimizerKind, Schedule, TrainConfig};
 pub use device::{deserialize_device, parse_device, Device, DeviceError, DeviceExt};
@@ -46,10 +46,21 @@ pub fn threads() -> usize {
 /// from generation 0; the weights' moving average (if any) restarts from them.
 pub fn init_from_model(t: &mut Trainer, path: &std::path::Path) -> Result<()> {
     let (vs, _, _) = load_model(path, t.device)?;
-    tch::no_grad(|| t.vs.copy(&vs)).map_err(|e| ModelError::Checkpoint {
-        path: path.display().to_string(),
-        reason: format!("initialising from it: {e}"),
-    })?;
+    let from = vs.variables();
+    // A training-only soft-policy output (never in a model file) keeps its initialisation.
+    for (name, mut dst) in t.vs.variables() {
+        if name.starts_with(net::SOFT_POLICY_PREFIX) {
+            continue;
+        }
+        let src = from.get(&name).ok_or_else(|| ModelError::Checkpoint {
+            path: path.display().to_string(),
+            reason: format!("initialising from it: it has no tensor {name}"),
+        })?;
+        tch::no_grad(|| dst.f_copy_(src)).map_err(|e| ModelError::Checkpoint {
+            path: path.display().to_string(),
+            reason: format!("initialising from it: tensor {name}: {e}"),
+        })?;
+    }
     t.reset_ema();
     Ok(())
 }

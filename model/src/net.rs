@@ -147,7 +147,13 @@ pub struct Network {
     value_bn: nn::BatchNorm,
     value_fc1: nn::Linear,
     value_fc2: nn::Linear,
+    /// The auxiliary soft-policy output (training only, see [`Network::add_soft_policy`]).
+    soft_policy: Option<nn::Conv2D>,
 }
+
+/// Name prefix of the soft-policy output's variables: training checkpoints carry them,
+/// published networks do not.
+pub const SOFT_POLICY_PREFIX: &str = "policy_soft.";
 
 impl Network {
     /// Creates the network's variables under `root` (random initialisation).
@@ -189,7 +195,29 @@ impl Network {
                 3,
                 Default::default(),
             ),
+            soft_policy: None,
         }
+    }
+
+    /// Adds KataGo's auxiliary soft-policy output under `root`: a 1x1 convolution beside the
+    /// policy head's last one, on the same hidden layer, so that its loss shapes the trunk.
+    /// Inference never computes it. Call before the optimizer is built.
+    pub fn add_soft_policy(&mut self, root: &nn::Path) {
+        if self.soft_policy.is_none() {
+            let p = root / SOFT_POLICY_PREFIX.trim_end_matches('.');
+            self.soft_policy = Some(conv(
+                &p / "conv",
+                self.config.policy_channels,
+                self.shape.policy_planes,
+                1,
+                true,
+            ));
+        }
+    }
+
+    /// Whether the network has the soft-policy output.
+    pub fn has_soft_policy(&self) -> bool {
+        self.soft_policy.is_some()
     }
 
     /// Forward pass: `[B, planes, ranks, files]` -> (policy logits `[B, policy_len]`, WDL logits
@@ -201,6 +229,28 @@ impl Network {
     /// [`Network::forward_t`] with convolutions and linear layers computed in `compute` when
     /// given (bf16 or f16 mixed precision: f32 weights and batch norms); outputs in that kind.
     pub fn forward_in(&self, x: &Tensor, train: bool, compute: Option<Kind>) -> (Tensor, Tensor) {
+        let (p, v, _) = self.forward_heads(x, train, compute, false);
+        (p, v)
+    }
+
+    /// [`Network::forward_in`] plus the soft-policy logits `[B, policy_len]` when the network
+    /// has that output (training).
+    pub fn forward_train(
+        &self,
+        x: &Tensor,
+        train: bool,
+        compute: Option<Kind>,
+    ) -> (Tensor, Tensor, Option<Tensor>) {
+        self.forward_heads(x, train, compute, true)
+    }
+
+    fn forward_heads(
+        &self,
+        x: &Tensor,
+        train: bool,
+        compute: Option<Kind>,
+        soft: bool,
+    ) -> (Tensor, Tensor, Option<Tensor>) {
         let k = compute;
         let mut h = bn_k(&conv_k(x, &self.input_conv, k), &self.input_bn, train, k).relu();
         for b in &self.tower {
@@ -213,6 +263,10 @@ impl Network {
             k,
         )
         .relu();
+        let soft = match &self.soft_policy {
+            Some(c) if soft => Some(conv_k(&p, c, k).flatten(1, -1)),
+            _ => None,
+        };
         let p = conv_k(&p, &self.policy_conv2, k).flatten(1, -1);
         let v = bn_k(&conv_k(&h, &self.value_conv, k), &self.value_bn, train, k).relu();
         let v = if self.config.global_pool {
@@ -221,7 +275,7 @@ impl Network {
             v.mean_dim(&[2i64, 3][..], false, v.kind())
         };
         let v = linear_k(&linear_k(&v, &self.value_fc1, k).relu(), &self.value_fc2, k);
-        (p, v)
+        (p, v, soft)
     }
 
     /// Inference output as one tensor: policy logits then WDL probabilities, `[B, policy_len + 3]`

@@ -4,7 +4,7 @@
 use crate::config::{ModelConfig, TrainConfig};
 use crate::device::TorchDevice;
 use crate::error::{ModelError, Result};
-use crate::net::{NetShape, Network};
+use crate::net::{NetShape, Network, SOFT_POLICY_PREFIX};
 use crate::optim::{grad_norm, scale_grads, trainable, Ema, Optimizer};
 use crate::{Device, DeviceExt};
 use tch::{nn::VarStore, Kind, Tensor};
@@ -85,6 +85,8 @@ pub struct StepStats {
     pub policy_loss: f64,
     /// WDL cross-entropy.
     pub value_loss: f64,
+    /// Cross-entropy of the soft-policy output against the softened target (0 without it).
+    pub soft_policy_loss: f64,
     /// Gradient norm before clipping.
     pub grad_norm: f64,
     /// Learning rate used.
@@ -131,7 +133,10 @@ impl Trainer {
     ) -> Trainer {
         tch::manual_seed(seed as i64);
         let vs = VarStore::new(device.torch());
-        let net = Network::new(&vs.root(), config, shape);
+        let mut net = Network::new(&vs.root(), config, shape);
+        if cfg.soft_policy_weight > 0.0 {
+            net.add_soft_policy(&vs.root());
+        }
         let opt = Optimizer::new(cfg.optimizer.clone(), &vs);
         let ema = (cfg.ema_decay > 0.0).then(|| Ema::new(cfg.ema_decay, &vs));
         Trainer {
@@ -185,12 +190,15 @@ impl Trainer {
 
     /// The weights a published network carries, by name: the moving average of the trainable
     /// variables with the live batch-norm statistics when `cfg.ema_decay` > 0, else the live
-    /// variables.
+    /// variables; never the training-only soft-policy output.
     pub fn published_variables(&self) -> Vec<(String, Tensor)> {
-        match &self.ema {
+        let all: Vec<(String, Tensor)> = match &self.ema {
             Some(e) => e.variables(&self.vs),
             None => self.vs.variables().into_iter().collect(),
-        }
+        };
+        all.into_iter()
+            .filter(|(name, _)| !name.starts_with(SOFT_POLICY_PREFIX))
+            .collect()
     }
 
     /// Losses of a batch without training (inference mode).
@@ -228,9 +236,16 @@ impl Trainer {
         let amp = compute.is_some();
         // bf16 compute with f32 weights, done by hand: libtorch's autocast switch warns on
         // every call.
-        let (p, v) = self.net.forward_in(&b.inputs, true, compute);
+        let (p, v, soft) = self.net.forward_train(&b.inputs, true, compute);
         let (pl, vl) = losses(&p.to_kind(Kind::Float), &v.to_kind(Kind::Float), b);
-        let loss = &pl + &vl * self.cfg.value_loss_weight;
+        let mut loss = &pl + &vl * self.cfg.value_loss_weight;
+        let mut soft_loss = 0.0;
+        if let Some(s) = soft.filter(|_| self.cfg.soft_policy_weight > 0.0) {
+            let target = soft_target(&b.policy, self.cfg.soft_policy_temperature);
+            let sl = cross_entropy(&target, &s.to_kind(Kind::Float));
+            soft_loss = sl.double_value(&[]);
+            loss += sl * self.cfg.soft_policy_weight;
+        }
         for (_, mut t) in trainable(&self.vs) {
             t.zero_grad();
         }
@@ -244,6 +259,7 @@ impl Trainer {
             loss: loss.double_value(&[]),
             policy_loss: pl.double_value(&[]),
             value_loss: vl.double_value(&[]),
+            soft_policy_loss: soft_loss,
             grad_norm: gn,
             lr,
             skipped: false,
@@ -281,13 +297,22 @@ pub(crate) fn compute_kind(cfg: &TrainConfig, device: Device) -> Option<Kind> {
 }
 
 fn losses(p: &Tensor, v: &Tensor, b: &Batch) -> (Tensor, Tensor) {
-    let pl = -(&b.policy * p.log_softmax(-1, Kind::Float))
+    (cross_entropy(&b.policy, p), cross_entropy(&b.wdl, v))
+}
+
+/// Mean over the batch of the cross-entropy of `logits` against the target rows.
+fn cross_entropy(target: &Tensor, logits: &Tensor) -> Tensor {
+    -(target * logits.log_softmax(-1, Kind::Float))
         .sum_dim_intlist(1, false, Kind::Float)
-        .mean(Kind::Float);
-    let vl = -(&b.wdl * v.log_softmax(-1, Kind::Float))
-        .sum_dim_intlist(1, false, Kind::Float)
-        .mean(Kind::Float);
-    (pl, vl)
+        .mean(Kind::Float)
+}
+
+/// KataGo's soft policy target: each row raised to `1 / temperature` and renormalised (moves
+/// the target gives 0 keep 0).
+pub(crate) fn soft_target(policy: &Tensor, temperature: f64) -> Tensor {
+    let t = policy.clamp_min(0.0).pow_tensor_scalar(1.0 / temperature);
+    let sum = t.sum_dim_intlist(1, true, Kind::Float).clamp_min(1e-12);
+    t / sum
 }
 
 #[cfg(test)]

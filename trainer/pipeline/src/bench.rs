@@ -410,6 +410,7 @@ pub fn store_costs(dir: &Path, variant: &str, shards: usize, plies: usize) -> Re
                     .map(|&m| (enc.move_to_index(&pos, m) as u32, p))
                     .collect(),
                 value: 0.0,
+                surprise: 0.0,
             }));
             let mv = legal[rng.below(legal.len())];
             moves.push(pos.move_to_usi(mv));

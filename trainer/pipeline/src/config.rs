@@ -109,6 +109,10 @@ pub struct ReplayConfig {
     /// Weight of the short-term value in the WDL target, in [0, 1] (default 0; needs
     /// `short_term_horizon` >= 1 and q_ratio + short_term_ratio <= 1).
     pub short_term_ratio: f64,
+    /// KataGo's policy-surprise weighting, in [0, 1] (default 0: uniform draws; KataGo uses
+    /// 0.5): a recorded position is drawn in proportion to `(1 - a) + a * s / mean(s)`, `s`
+    /// its KL(policy target || network prior) and the mean over its game, capped at 4.
+    pub policy_surprise_weight: f64,
 }
 
 impl Default for ReplayConfig {
@@ -122,6 +126,7 @@ impl Default for ReplayConfig {
             q_ratio: 0.0,
             short_term_horizon: 0,
             short_term_ratio: 0.0,
+            policy_surprise_weight: 0.0,
         }
     }
 }
@@ -165,6 +170,9 @@ impl ReplayConfig {
         }
         if !(0.0..=1.0).contains(&self.scale) {
             return e("replay.scale", "must be in [0, 1]");
+        }
+        if !(0.0..=1.0).contains(&self.policy_surprise_weight) {
+            return e("replay.policy_surprise_weight", "must be in [0, 1]");
         }
         self.value_targets().validate().map_err(KeyError::from)
     }

@@ -83,6 +83,7 @@ impl Metrics for JsonLines {
             "train/loss"
                 | "train/policy_loss"
                 | "train/value_loss"
+                | "train/soft_policy_loss"
                 | "train/grad_norm"
                 | "train/lr"
         );

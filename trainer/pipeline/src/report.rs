@@ -98,10 +98,11 @@ fn drawn(tag: &str) -> bool {
         "selfplay/",
         "speed/",
     ];
-    const TAGS: [&str; 5] = [
+    const TAGS: [&str; 6] = [
         "train/loss",
         "train/policy_loss",
         "train/value_loss",
+        "train/soft_policy_loss",
         "train/policy_entropy",
         "train/value_accuracy",
     ];
@@ -651,6 +652,11 @@ fn loss_chart(data: &RunData) -> Chart {
     ] {
         c.left.push(Series::new(name, by_step(data, tag)));
     }
+    // Runs with `training.soft_policy_weight` > 0 only.
+    let soft = by_step(data, "train/soft_policy_loss");
+    if !soft.is_empty() {
+        c.left.push(Series::new("soft policy", soft));
+    }
     c
 }
 
@@ -836,7 +842,8 @@ fn page(data: &RunData) -> String {
                         publication) over the run time.";
     figure(&mut out, FIGURES[1], &data_chart(data), data_caption);
     let loss_caption = "Training losses per step (train/loss, train/policy_loss, \
-                        train/value_loss; long runs averaged over runs of steps).";
+                        train/value_loss, and train/soft_policy_loss where trained; long runs averaged over runs \
+                        of steps).";
     figure(&mut out, FIGURES[2], &loss_chart(data), loss_caption);
     let diag_caption = "Policy entropy and value accuracy of each published network on a \
                         batch of the replay window (train/policy_entropy, train/value_accuracy).";

@@ -468,6 +468,7 @@ mod tests {
                 Some(selfplay::MoveTarget {
                     policy: vec![(0, 1.0)],
                     value: 0.0,
+                    surprise: 0.0,
                 });
                 moves
             ],

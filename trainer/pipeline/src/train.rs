@@ -11,8 +11,8 @@ use crate::worker::WorkerStats;
 use crate::Shared;
 use indicatif::ProgressBar;
 use model::{
-    has_checkpoint, init_from_model, load_checkpoint, save_checkpoint, save_model,
-    save_published_model, shape_of, ModelMeta, Trainer,
+    has_checkpoint, init_from_model, load_checkpoint, save_checkpoint, save_published_model,
+    shape_of, ModelMeta, Trainer,
 };
 use selfplay::{GameRecord, PlayStats, ReplayWindow};
 use std::sync::atomic::Ordering;
@@ -63,7 +63,8 @@ pub fn run_progress(
 /// Writes the randomly initialised generation 0 of a new run.
 pub fn write_generation_zero(run: &Run) -> Result<()> {
     let t = new_trainer(run);
-    save_model(&t.vs, &meta(run, &t, 0), &run.model_path(0))?;
+    // The published variables: a training-only soft-policy output stays out of model files.
+    save_published_model(&t, &meta(run, &t, 0), &run.model_path(0))?;
     Ok(())
 }
 
@@ -129,18 +130,21 @@ impl<'a> TrainLoop<'a> {
             })?;
         }
         let seconds_before = shared.get().seconds;
+        let in_file = |e: selfplay::SelfPlayError| {
+            KeyError::from(e).in_file(&run.dir.join("config.toml").display().to_string())
+        };
+        let mut window =
+            ReplayWindow::with_value_targets(run.encoder.clone(), run.cfg.replay.value_targets())
+                .map_err(in_file)?;
+        window
+            .set_policy_surprise_weight(run.cfg.replay.policy_surprise_weight)
+            .map_err(in_file)?;
         let mut me = TrainLoop {
             run,
             shared,
             reporter,
             workers,
-            window: ReplayWindow::with_value_targets(
-                run.encoder.clone(),
-                run.cfg.replay.value_targets(),
-            )
-            .map_err(|e| {
-                KeyError::from(e).in_file(&run.dir.join("config.toml").display().to_string())
-            })?,
+            window,
             t,
             seen: Seen::default(),
             dir_times: store::DirTimes::default(),
@@ -332,6 +336,9 @@ impl<'a> TrainLoop<'a> {
             r.scalar("train/loss", s.loss, self.t.step);
             r.scalar("train/policy_loss", s.policy_loss, self.t.step);
             r.scalar("train/value_loss", s.value_loss, self.t.step);
+            if self.t.net.has_soft_policy() {
+                r.scalar("train/soft_policy_loss", s.soft_policy_loss, self.t.step);
+            }
             r.scalar("train/grad_norm", s.grad_norm, self.t.step);
             r.scalar("train/lr", s.lr, self.t.step);
         }
@@ -526,6 +533,7 @@ mod tests {
             targets.push(Some(MoveTarget {
                 policy: vec![(0, 1.0)],
                 value: 0.0,
+                surprise: 0.0,
             }));
             pos.make_move(mv);
         }

@@ -107,6 +107,18 @@ fn keys_are_range_checked_by_name() {
             "replay.short_term_ratio: q_ratio + short_term_ratio must be at most 1",
         ),
         ("[training]\nema_decay = 1.0\n", "training.ema_decay"),
+        (
+            "[replay]\npolicy_surprise_weight = 1.5\n",
+            "replay.policy_surprise_weight: must be in [0, 1]",
+        ),
+        (
+            "[training]\nsoft_policy_weight = -1.0\n",
+            "training.soft_policy_weight",
+        ),
+        (
+            "[selfplay]\nprogressive_start = 0.0\n",
+            "selfplay.progressive_start",
+        ),
         ("[training]\nschedule = \"budgett\"\n", "budgett"),
     ] {
         let e = err(extra);
@@ -119,8 +131,10 @@ fn keys_are_range_checked_by_name() {
 fn new_keys_survive_the_toml_round_trip_and_old_configs_load() {
     let c = parse(
         "max_minutes = 30\n[training]\nschedule = \"budget\"\nmin_lr = 0.001\nema_decay = 0.999\n\
+         soft_policy_weight = 8.0\nsoft_policy_temperature = 3.0\n\
+         [selfplay]\nprogressive_generations = 60\nprogressive_start = 0.5\n\
          [replay]\nexponent = 0.75\nscale = 0.4\nq_ratio = 0.2\nshort_term_horizon = 6\n\
-         short_term_ratio = 0.3\n",
+         short_term_ratio = 0.3\npolicy_surprise_weight = 0.5\n",
     )
     .unwrap();
     let text = toml::to_string(&c).unwrap();
@@ -128,6 +142,21 @@ fn new_keys_survive_the_toml_round_trip_and_old_configs_load() {
     for c in [&c, &d] {
         assert_eq!(c.training.schedule, model::Schedule::Budget);
         assert_eq!(c.training.ema_decay, 0.999);
+        assert_eq!(
+            (
+                c.training.soft_policy_weight,
+                c.training.soft_policy_temperature
+            ),
+            (8.0, 3.0)
+        );
+        assert_eq!(
+            (
+                c.selfplay.progressive_generations,
+                c.selfplay.progressive_start
+            ),
+            (60, 0.5)
+        );
+        assert_eq!(c.replay.policy_surprise_weight, 0.5);
         let r = &c.replay;
         assert_eq!(
             (
@@ -150,6 +179,9 @@ fn new_keys_survive_the_toml_round_trip_and_old_configs_load() {
     assert_eq!(old.training.ema_decay, 0.0);
     assert_eq!(old.training.schedule, model::Schedule::Constant);
     assert_eq!(old.replay.exponent, 0.0);
+    assert_eq!(old.replay.policy_surprise_weight, 0.0);
+    assert_eq!(old.training.soft_policy_weight, 0.0);
+    assert_eq!(old.selfplay.progressive_generations, 0);
     assert!(old.replay.value_targets().result_only());
 }
 

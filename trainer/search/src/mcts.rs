@@ -48,6 +48,8 @@ pub struct SearchResult {
     /// child gets the completed value: the root's mixed value approximation `v_mix` (Gumbel
     /// MuZero), never NaN.
     pub q: Vec<f32>,
+    /// The network's prior of each child (its policy over `moves`, before any root noise).
+    pub prior: Vec<f32>,
 }
 
 /// One game's search tree and search state.
@@ -444,7 +446,8 @@ impl Search {
         let out = self.parts.output(self.ctx(), &stats, self.root_ready);
         SearchResult {
             moves: t.mv[range.clone()].to_vec(),
-            visits: t.edge_visits[range].to_vec(),
+            visits: t.edge_visits[range.clone()].to_vec(),
+            prior: t.prior[range].to_vec(),
             policy_target: out.policy_target,
             best: out.best,
             root_value: out.root_value,

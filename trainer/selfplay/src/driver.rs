@@ -56,6 +56,15 @@ pub struct SelfPlayConfig {
     pub fast_simulations: u32,
     /// Probability that a move gets a full search.
     pub full_probability: f32,
+    /// Progressive simulation budgets (MiniZero): games started with a network of generation
+    /// g < `progressive_generations` search `f = progressive_start + (1 - progressive_start) *
+    /// g / progressive_generations` of `full_simulations` and `fast_simulations` (rounded, at
+    /// least 1), so the first networks, whose values are still noise, play more games for the
+    /// same compute (0, the default: always the full budgets).
+    pub progressive_generations: u64,
+    /// The fraction of the budgets at generation 0, in (0, 1] (used only when
+    /// `progressive_generations` > 0).
+    pub progressive_start: f32,
     /// Resign when the root value of the side to move stays below `-resign_threshold`...
     pub resign_threshold: f32,
     /// ...for this many of its consecutive moves (0 disables resignation).
@@ -82,6 +91,8 @@ impl Default for SelfPlayConfig {
             full_simulations: 64,
             fast_simulations: 16,
             full_probability: 0.25,
+            progressive_generations: 0,
+            progressive_start: 0.25,
             resign_threshold: 0.9,
             resign_consecutive: 3,
             no_resign_fraction: 0.1,
@@ -141,6 +152,12 @@ impl SelfPlayConfig {
                 "must be in [0, 1]",
             ));
         }
+        if !(self.progressive_start > 0.0 && self.progressive_start <= 1.0) {
+            return Err(SelfPlayError::config(
+                "progressive_start",
+                "must be in (0, 1]",
+            ));
+        }
         if self.temperature.is_nan() || self.temperature < 0.0 {
             return Err(SelfPlayError::config("temperature", "must be at least 0"));
         }
@@ -168,6 +185,23 @@ pub enum Inference {
 }
 
 impl SelfPlayConfig {
+    /// The simulations of a full (`full`) or fast search in a game started with a network of
+    /// `generation` (see `progressive_generations`).
+    pub fn simulations(&self, full: bool, generation: u64) -> u32 {
+        let base = if full {
+            self.full_simulations
+        } else {
+            self.fast_simulations
+        };
+        let g = self.progressive_generations;
+        if g == 0 || generation >= g {
+            return base;
+        }
+        let start = f64::from(self.progressive_start);
+        let f = start + (1.0 - start) * generation as f64 / g as f64;
+        ((f64::from(base) * f).round() as u32).clamp(1, base)
+    }
+
     /// Search threads: `threads`, or the machine's cores when 0.
     pub fn search_threads(&self) -> usize {
         if self.threads > 0 {
@@ -582,11 +616,7 @@ impl<'a, 'e> Driver<'a, 'e> {
                 let cfg = self.k.cfg;
                 g.ev = self.current;
                 g.full = self.rng.next_f32() < cfg.full_probability;
-                let sims = if g.full {
-                    cfg.full_simulations
-                } else {
-                    cfg.fast_simulations
-                };
+                let sims = cfg.simulations(g.full, g.tag);
                 g.searches[0].start(sims, g.full);
             }
             Mode::Match => {
@@ -854,6 +884,7 @@ fn choose_move(
             .map(|(&m, &p)| (k.encoder.move_to_index(pos, m) as u32, p))
             .collect(),
         value: r.root_value.clamp(-1.0, 1.0),
+        surprise: crate::samples::policy_surprise(&r.policy_target, &r.prior),
     });
     stats.samples += target.is_some() as u64;
     game.record.targets.push(target);
@@ -1039,6 +1070,54 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Progressive budgets, counted by hand: 32 and 8 simulations, from a quarter over 100
+    /// generations; off by default and at 0.
+    #[test]
+    fn progressive_budgets_grow_linearly_to_the_full_ones() {
+        let off = SelfPlayConfig {
+            full_simulations: 32,
+            fast_simulations: 8,
+            ..SelfPlayConfig::default()
+        };
+        assert_eq!(off.progressive_generations, 0);
+        assert_eq!(
+            (off.simulations(true, 0), off.simulations(false, 0)),
+            (32, 8)
+        );
+        let on = SelfPlayConfig {
+            progressive_generations: 100,
+            progressive_start: 0.25,
+            ..off.clone()
+        };
+        for (g, full, fast) in [
+            (0, 8, 2),    // a quarter
+            (50, 20, 5),  // 0.25 + 0.75 * 0.5 = 0.625
+            (98, 32, 8),  // 0.985 of 32 = 31.52 and of 8 = 7.88, rounded
+            (100, 32, 8), // the full budgets from generation 100 on
+            (5000, 32, 8),
+        ] {
+            assert_eq!(on.simulations(true, g), full, "full at {g}");
+            assert_eq!(on.simulations(false, g), fast, "fast at {g}");
+        }
+        // Never below one simulation.
+        let tiny = SelfPlayConfig {
+            full_simulations: 2,
+            fast_simulations: 1,
+            progressive_start: 0.01,
+            ..on.clone()
+        };
+        assert_eq!(
+            (tiny.simulations(true, 0), tiny.simulations(false, 0)),
+            (1, 1)
+        );
+        let bad = SelfPlayConfig {
+            progressive_start: 0.0,
+            ..on
+        };
+        let e = bad.validate().unwrap_err().to_string();
+        assert!(e.contains("progressive_start"), "{e}");
     }
 
     /// The defaults of the `[selfplay]` keys that depend on the machine and the device, resolved

@@ -16,7 +16,7 @@ pub enum SelfPlayError {
     /// A value-target setting out of range; the key is bare (the caller names its section).
     #[error("{key}: {reason}")]
     ValueTargets {
-        /// The key of [`crate::replay::ValueTargets`].
+        /// The key of [`crate::replay::ValueTargets`] (or `policy_surprise_weight`).
         key: &'static str,
         /// What is wrong with its value.
         reason: String,

@@ -13,6 +13,10 @@ use std::collections::VecDeque;
 /// tolerance); such values are clamped.
 const VALUE_TOLERANCE: f32 = 1e-3;
 
+/// The largest draw weight a sample gets from its policy surprise (see
+/// [`ReplayWindow::set_policy_surprise_weight`]); samples are drawn by rejection against it.
+pub const MAX_SAMPLE_WEIGHT: f32 = 4.0;
+
 /// How a sample's WDL target mixes the game result with the search's root values:
 /// `(1 - q_ratio - short_term_ratio) * onehot(result) + q_ratio * wdl(root value) +
 /// short_term_ratio * wdl(short-term value)`, where `wdl(v) = (max(v, 0), 1 - |v|, max(-v, 0))`
@@ -126,6 +130,8 @@ struct StoredTarget {
     value: f32,
     /// Short-term value for the side to move (0 when the window does not use it).
     short_term: f32,
+    /// Draw weight in [0, MAX_SAMPLE_WEIGHT] (1 without policy-surprise weighting).
+    weight: f32,
 }
 
 struct StoredGame {
@@ -145,6 +151,8 @@ pub struct ReplayWindow {
     games: VecDeque<StoredGame>,
     samples: usize,
     total_added: u64,
+    /// KataGo's policy-surprise weighting (0: off).
+    surprise_weight: f64,
 }
 
 impl ReplayWindow {
@@ -156,7 +164,26 @@ impl ReplayWindow {
             games: VecDeque::new(),
             samples: 0,
             total_added: 0,
+            surprise_weight: 0.0,
         }
+    }
+
+    /// KataGo's policy-surprise weighting, `a` in [0, 1] (0, the default: uniform draws).
+    /// Games added from now on give their recorded positions the draw weight `(1 - a) + a *
+    /// s / mean(s)`, `s` a position's policy surprise and the mean over the game's recorded
+    /// positions (1 when every surprise is 0, as in shards older than the field), capped at
+    /// [`MAX_SAMPLE_WEIGHT`]; a game's weights average 1 before the cap, so the positions
+    /// where the search most disagreed with the network are drawn more often, and no game
+    /// more than another.
+    pub fn set_policy_surprise_weight(&mut self, a: f64) -> Result<(), SelfPlayError> {
+        if !(0.0..=1.0).contains(&a) {
+            return Err(SelfPlayError::value_targets(
+                "policy_surprise_weight",
+                "must be in [0, 1]",
+            ));
+        }
+        self.surprise_weight = a;
+        Ok(())
     }
 
     /// An empty window whose WDL targets mix the results with the root values as `targets`
@@ -222,11 +249,21 @@ impl ReplayWindow {
                         format!("root value {} is not in [-1, 1]", t.value),
                     ));
                 }
+                if !(t.surprise.is_finite() && t.surprise >= 0.0) {
+                    return Err(SelfPlayError::target(
+                        ply,
+                        format!(
+                            "policy surprise {} is not a non-negative number",
+                            t.surprise
+                        ),
+                    ));
+                }
                 targets.push(StoredTarget {
                     ply,
                     policy: t.policy.clone(),
                     value: t.value.clamp(-1.0, 1.0),
                     short_term: 0.0,
+                    weight: t.surprise,
                 });
                 sides.push(pos.side_to_move());
             }
@@ -247,6 +284,18 @@ impl ReplayWindow {
             for (t, s) in targets.iter_mut().zip(st) {
                 t.short_term = s;
             }
+        }
+        // `weight` holds the surprise until here.
+        let a = self.surprise_weight;
+        let mean =
+            targets.iter().map(|t| f64::from(t.weight)).sum::<f64>() / targets.len().max(1) as f64;
+        for t in &mut targets {
+            t.weight = if a > 0.0 && mean > 0.0 {
+                ((1.0 - a) + a * f64::from(t.weight) / mean).min(f64::from(MAX_SAMPLE_WEIGHT))
+                    as f32
+            } else {
+                1.0
+            };
         }
         let first_sample = self.total_added;
         self.samples += targets.len();
@@ -271,7 +320,8 @@ impl ReplayWindow {
         }
     }
 
-    /// Fills a batch of `n` samples drawn uniformly (with replacement) from the window:
+    /// Fills a batch of `n` samples drawn (with replacement) from the window, uniformly or,
+    /// with policy-surprise weighting, in proportion to their weights:
     /// `inputs` (n * input_len), `policy` (n * policy_len, dense), `wdl` (n * 3, win/draw/loss
     /// for the side to move: the game result, mixed with root values as the window's
     /// [`ValueTargets`] say). `below(k)` must return a uniform integer in `0..k`.
@@ -321,14 +371,7 @@ impl ReplayWindow {
         }
         let mixed = !(results_only || self.value_targets.result_only());
         for i in 0..n {
-            // Uniform over samples: the sample's running index, then its game by bisection.
-            let base = self.games[0].first_sample;
-            let global = base + below(self.samples) as u64;
-            let gi = self
-                .games
-                .partition_point(|g| g.first_sample + g.targets.len() as u64 <= global);
-            let game = &self.games[gi];
-            let target = &game.targets[(global - game.first_sample) as usize];
+            let (game, target) = self.draw(&mut below);
             let mut pos = game.start.clone();
             for &mv in &game.moves[..target.ply] {
                 pos.make_move(mv);
@@ -346,6 +389,31 @@ impl ReplayWindow {
             }
         }
     }
+
+    /// One sample: uniform over the samples (its running index, then its game by bisection),
+    /// kept with probability weight / [`MAX_SAMPLE_WEIGHT`] under policy-surprise weighting
+    /// (uniform draws take no extra random numbers).
+    fn draw(&self, below: &mut impl FnMut(usize) -> usize) -> (&StoredGame, &StoredTarget) {
+        const ONE: usize = 1 << 24;
+        let base = self.games[0].first_sample;
+        let mut tries = 0;
+        loop {
+            let global = base + below(self.samples) as u64;
+            let gi = self
+                .games
+                .partition_point(|g| g.first_sample + g.targets.len() as u64 <= global);
+            let game = &self.games[gi];
+            let target = &game.targets[(global - game.first_sample) as usize];
+            tries += 1;
+            // A window of zero weights (never built by add_game) still draws after 1,000 tries.
+            if (target.weight == 1.0 && self.surprise_weight == 0.0)
+                || tries >= 1000
+                || (below(ONE) as f32) < target.weight / MAX_SAMPLE_WEIGHT * ONE as f32
+            {
+                return (game, target);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -354,6 +422,122 @@ mod tests {
     use crate::samples::MoveTarget;
     use rules::{GameResult, Variant};
     use std::sync::Arc;
+
+    /// A minishogi game of `surprises.len()` plies (first legal move each ply), every position
+    /// recorded with policy index = its ply and the given surprise.
+    fn surprising_game(surprises: &[f32]) -> (Encoder, GameRecord) {
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let enc = Encoder::new(v.clone());
+        let mut pos = Position::start(v.clone());
+        let (mut moves, mut targets) = (Vec::new(), Vec::new());
+        for (ply, &s) in surprises.iter().enumerate() {
+            let mv = pos.legal_moves()[0];
+            moves.push(pos.move_to_usi(mv));
+            targets.push(Some(MoveTarget {
+                policy: vec![(ply as u32, 1.0)],
+                value: 0.0,
+                surprise: s,
+            }));
+            pos.make_move(mv);
+        }
+        let rec = GameRecord {
+            start_sfen: v.start_sfen.clone(),
+            moves,
+            targets,
+            result: rules::GameResult::Draw,
+            reason: "test".into(),
+        };
+        (enc, rec)
+    }
+
+    /// How often each ply is drawn in `n` samples of `w`, and how many random numbers the
+    /// draws took.
+    fn draw_counts(w: &ReplayWindow, plies: usize, n: usize) -> (Vec<usize>, usize) {
+        let mut rng = rules::SplitMix64(7);
+        let mut calls = 0;
+        let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
+        w.sample_batch(
+            n,
+            |k| {
+                calls += 1;
+                rng.below(k)
+            },
+            &mut x,
+            &mut p,
+            &mut z,
+        );
+        let pl = w.encoder().policy_len();
+        let mut counts = vec![0; plies];
+        for i in 0..n {
+            let row = &p[i * pl..(i + 1) * pl];
+            counts[row.iter().position(|&q| q == 1.0).unwrap()] += 1;
+        }
+        (counts, calls)
+    }
+
+    /// Policy-surprise weighting, by hand: surprises 0.3 and 0.1 (mean 0.2) at a = 0.5 weigh
+    /// 0.5 + 0.5 * 1.5 = 1.25 and 0.5 + 0.5 * 0.5 = 0.75, so the first is drawn 5/8 of the
+    /// time; off, both are drawn alike with one random number a draw; at a = 1 a game whose
+    /// surprise is all on one position draws only that one (its weight 8, capped at 4).
+    #[test]
+    fn policy_surprise_weights_the_draws() {
+        const N: usize = 8000;
+        let (enc, rec) = surprising_game(&[0.3, 0.1]);
+        let mut on = ReplayWindow::new(enc.clone());
+        on.set_policy_surprise_weight(0.5).unwrap();
+        on.add_game(&rec).unwrap();
+        let (c, _) = draw_counts(&on, 2, N);
+        let share = c[0] as f64 / N as f64;
+        // 5/8 = 0.625; 8,000 draws put 3 standard deviations at 0.016.
+        assert!(
+            (share - 0.625).abs() < 0.02,
+            "first position drawn {share} of the time"
+        );
+        let mut off = ReplayWindow::new(enc.clone());
+        off.add_game(&rec).unwrap();
+        let (c, calls) = draw_counts(&off, 2, N);
+        assert_eq!(calls, N, "uniform draws take one random number each");
+        let share = c[0] as f64 / N as f64;
+        assert!(
+            (share - 0.5).abs() < 0.02,
+            "off: first position drawn {share} of the time"
+        );
+        // All the surprise on one position of eight.
+        let (enc, rec) = surprising_game(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
+        let mut all = ReplayWindow::new(enc.clone());
+        all.set_policy_surprise_weight(1.0).unwrap();
+        all.add_game(&rec).unwrap();
+        let (c, _) = draw_counts(&all, 8, 500);
+        assert_eq!(c[3], 500, "{c:?}");
+        // Shards older than the field: every surprise 0, uniform draws.
+        let (enc, rec) = surprising_game(&[0.0; 4]);
+        let mut old = ReplayWindow::new(enc);
+        old.set_policy_surprise_weight(0.5).unwrap();
+        old.add_game(&rec).unwrap();
+        let (c, _) = draw_counts(&old, 4, N);
+        for k in c {
+            let share = k as f64 / N as f64;
+            assert!((share - 0.25).abs() < 0.02, "{share}");
+        }
+    }
+
+    #[test]
+    fn bad_surprises_and_weights_are_refused() {
+        for s in [f32::NAN, -0.5, f32::INFINITY] {
+            let (enc, rec) = surprising_game(&[0.1, s]);
+            let e = ReplayWindow::new(enc)
+                .add_game(&rec)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("policy surprise") && e.contains("ply 1"), "{e}");
+        }
+        let (enc, _) = surprising_game(&[0.1]);
+        let mut w = ReplayWindow::new(enc);
+        for a in [-0.1, 1.5, f64::NAN] {
+            let e = w.set_policy_surprise_weight(a).unwrap_err().to_string();
+            assert!(e.contains("policy_surprise_weight"), "{e}");
+        }
+    }
 
     #[test]
     fn batches_match_the_recorded_games() {
@@ -369,6 +553,7 @@ mod tests {
             targets.push(Some(MoveTarget {
                 policy: vec![(idx, 1.0)],
                 value: 0.0,
+                surprise: 0.0,
             }));
             pos.make_move(mv);
         }
@@ -431,6 +616,7 @@ mod tests {
             targets.push(Some(MoveTarget {
                 policy: vec![(idx, 1.0)],
                 value,
+                surprise: 0.0,
             }));
             pos.make_move(mv);
         }

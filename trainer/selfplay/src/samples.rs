@@ -74,6 +74,26 @@ pub struct MoveTarget {
     pub policy: Vec<(u32, f32)>,
     /// Root value for the side to move, in [-1, 1].
     pub value: f32,
+    /// Policy surprise: KL(policy target || the network's prior) in nats, what
+    /// `replay.policy_surprise_weight` weights samples by (absent in older shards: 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub surprise: f32,
+}
+
+fn is_zero(x: &f32) -> bool {
+    *x == 0.0
+}
+
+/// KL(target || prior) in nats over the moves the target gives a probability; priors are
+/// floored at 1e-9 so that a move the network ruled out does not make it infinite.
+pub fn policy_surprise(target: &[f32], prior: &[f32]) -> f32 {
+    target
+        .iter()
+        .zip(prior)
+        .filter(|(&t, _)| t > 0.0)
+        .map(|(&t, &p)| f64::from(t) * (f64::from(t) / f64::from(p.max(1e-9))).ln())
+        .sum::<f64>()
+        .max(0.0) as f32
 }
 
 /// One finished game.
@@ -245,6 +265,39 @@ pub fn list_shards(dir: &Path) -> Vec<PathBuf> {
 mod tests {
     use super::*;
 
+    /// KL(target || prior) by hand: (0.5, 0.5, 0) against (0.25, 0.5, 0.25) is 0.5 ln 2; a
+    /// target equal to the prior is 0; a prior of 0 is floored at 1e-9.
+    #[test]
+    fn policy_surprise_is_the_kl_divergence() {
+        let s = policy_surprise(&[0.5, 0.5, 0.0], &[0.25, 0.5, 0.25]);
+        assert!((s - 0.5 * 2f32.ln()).abs() < 1e-6, "{s}");
+        assert_eq!(policy_surprise(&[0.2, 0.8], &[0.2, 0.8]), 0.0);
+        let s = policy_surprise(&[1.0, 0.0], &[0.0, 1.0]);
+        assert!((s - 1e9f32.ln()).abs() < 1e-3, "{s}");
+    }
+
+    /// The surprise is written only when not 0, and a record without it (an older shard)
+    /// reads as 0.
+    #[test]
+    fn surprise_is_optional_in_records() {
+        let t = MoveTarget {
+            policy: vec![(1, 1.0)],
+            value: 0.25,
+            surprise: 0.0,
+        };
+        let text = serde_json::to_string(&t).unwrap();
+        assert!(!text.contains("surprise"), "{text}");
+        let back: MoveTarget =
+            serde_json::from_str(r#"{"policy":[[1,1.0]],"value":0.25}"#).unwrap();
+        assert_eq!(back, t);
+        let t = MoveTarget {
+            surprise: 0.75,
+            ..t
+        };
+        let back: MoveTarget = serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
+        assert_eq!(back, t);
+    }
+
     fn game(n: usize) -> GameRecord {
         GameRecord {
             start_sfen: "rbsgk/4p/5/P4/KGSBR b - 1".into(),
@@ -254,6 +307,7 @@ mod tests {
                     (i % 2 == 0).then(|| MoveTarget {
                         policy: vec![(3, 0.25), (7, 0.75)],
                         value: 0.5,
+                        surprise: 0.0,
                     })
                 })
                 .collect(),

@@ -96,6 +96,7 @@ fn selfplay_records_replay_and_targets_are_legal() {
         assert!(stats.batches > 0 && stats.evals >= stats.batches);
         let mut window = ReplayWindow::new(enc.clone());
         let mut samples = 0;
+        let mut surprised = false;
         for (_, g) in &games {
             assert!(g.moves.len() <= 40);
             assert_eq!(g.moves.len(), g.targets.len());
@@ -112,6 +113,20 @@ fn selfplay_records_replay_and_targets_are_legal() {
                     assert!((sum - 1.0).abs() < 1e-4, "target sums to {sum}");
                     assert!(t.policy.iter().all(|(i, _)| legal.contains(i)));
                     assert!((-1.0..=1.0).contains(&t.value));
+                    // The uniform network's prior is 1/n over the n legal moves, so the
+                    // policy surprise is sum t ln(t n) over the target.
+                    let n = legal.len() as f64;
+                    let kl: f64 = t
+                        .policy
+                        .iter()
+                        .map(|&(_, q)| f64::from(q) * (f64::from(q) * n).ln())
+                        .sum();
+                    assert!(
+                        (f64::from(t.surprise) - kl.max(0.0)).abs() < 1e-4,
+                        "surprise {} against {kl}",
+                        t.surprise
+                    );
+                    surprised |= t.surprise > 0.0;
                 }
                 let mv = pos.parse_usi(usi).unwrap();
                 pos.make_move(mv);
@@ -129,6 +144,11 @@ fn selfplay_records_replay_and_targets_are_legal() {
         assert_eq!(samples as u64, stats.samples);
         assert_eq!(window.len(), samples);
         assert!(samples > 0);
+        // PUCT's visits never all match a uniform prior.
+        assert!(
+            surprised || algorithm == Algorithm::Gumbel,
+            "no surprise recorded"
+        );
     }
 }
 
@@ -291,6 +311,81 @@ fn continuous_games_switch_networks_between_moves() {
     );
     // Games started after the switch carry the new generation.
     assert!(ctl.finished.iter().any(|x| x.1 == 1));
+}
+
+/// Progressive budgets reach the searches: games tagged with an early generation search a
+/// quarter of the simulations, games of a later generation (or without the key) the full ones.
+/// Measured as network calls per move of one game at a time without tree reuse.
+#[test]
+fn progressive_budgets_follow_the_games_generation() {
+    let (_, enc) = setup();
+    struct Ctl {
+        left: usize,
+        generation: u64,
+    }
+    impl selfplay::Control<'static> for Ctl {
+        fn start_game(&mut self) -> Option<u64> {
+            (self.left > 0).then(|| {
+                self.left -= 1;
+                self.generation
+            })
+        }
+        fn game_over(&mut self, _: usize, _: u64, _: GameRecord, _: &selfplay::PlayStats) -> bool {
+            true
+        }
+    }
+    let calls_per_move = |progressive_generations: u64, generation: u64| {
+        let cfg = SelfPlayConfig {
+            parallel_games: 1,
+            full_simulations: 40,
+            fast_simulations: 40,
+            full_probability: 1.0,
+            progressive_generations,
+            progressive_start: 0.25,
+            resign_consecutive: 0,
+            max_plies: 20,
+            ..Default::default()
+        };
+        let search = SearchConfig {
+            reuse_tree: false,
+            ..Default::default()
+        };
+        let mut ctl = Ctl {
+            left: 4,
+            generation,
+        };
+        let uniform = UniformEvaluator {
+            input_len: enc.input_len(),
+            policy_len: enc.policy_len(),
+        };
+        let stats = selfplay::run_games(
+            &[&enc],
+            vec![Box::new(uniform)],
+            &[search],
+            &cfg,
+            Mode::SelfPlay,
+            9,
+            &mut ctl,
+        )
+        .unwrap();
+        stats.evals as f64 / stats.plies as f64
+    };
+    // 40 simulations and the root's own evaluation, fewer where a leaf ends the game.
+    let full = calls_per_move(0, 0);
+    assert!(
+        (30.0..=41.0).contains(&full),
+        "{full} calls a move without the key"
+    );
+    let early = calls_per_move(100, 0);
+    assert!(
+        (7.0..=11.0).contains(&early),
+        "{early} calls a move at generation 0"
+    );
+    let late = calls_per_move(100, 100);
+    assert!(
+        (30.0..=41.0).contains(&late),
+        "{late} calls a move at generation 100"
+    );
 }
 
 /// Every built-in variant trains: self-play games with a uniform evaluator run to an end that
