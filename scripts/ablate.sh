@@ -4,8 +4,13 @@
 # against the same rungs) and head to head. The base run is reused when it already exists, so
 # several ablations share it.
 #
-#   scripts/ablate.sh NAME TABLE KEY VALUE [--config F] [--generations N] [--games N] [--rungs A,B]
+#   scripts/ablate.sh NAME TABLE KEY VALUE [--set TABLE KEY VALUE]... [--config F] [--generations N]
+#                     [--games N] [--rungs A,B] [--nodes N]
 #   scripts/ablate.sh q-ratio replay q_ratio 0.5
+#   scripts/ablate.sh short-term replay short_term_horizon 8 --set replay short_term_ratio 0.5
+#
+# TABLE is "-" for a top-level key; --set changes one more key of the test run (a method that
+# takes several keys is still one ablation).
 #
 # Runs go to runs/ablate-base and runs/ablate-NAME; figures to runs/ablate-NAME/ablation.txt.
 # Both runs keep the config's time budget (strength per hour is the measure: run them on a
@@ -13,12 +18,15 @@
 # job on the machine slows both alike rather than deciding the result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 4 ] || { sed -n 2,12p "$0"; exit 2; }
+[ $# -ge 4 ] || { sed -n 2,16p "$0"; exit 2; }
 name=$1 table=$2 key=$3 value=$4
 shift 4
 config=configs/runs/default.toml generations= games=50 rungs=fsf-skill0,fsf-skill5 nodes=16
+sets=("$table" "$key" "$value")
 while [ $# -gt 0 ]; do
   case $1 in
+    --set) [ $# -ge 4 ] || { echo "--set needs TABLE KEY VALUE" >&2; exit 2; }
+      sets+=("$2" "$3" "$4"); shift 4 ;;
     --config) config=$2; shift 2 ;;
     --generations) generations=$2; shift 2 ;;
     --games) games=$2; shift 2 ;;
@@ -33,11 +41,13 @@ bin=${TRAINER:-target/release/trainer}
 [ -x "$bin" ] || cargo build --release --locked -p trainer
 mkdir -p runs/ablate-configs
 
-# Writes $1 from $config with the run name, the generation budget and (optionally) TABLE.KEY.
+# Writes $1 from $config with the run name $2, the generation budget and the TABLE KEY VALUE
+# triples that follow.
 edit() {
-  python3 - "$config" "$1" "$2" "$generations" "${3:-}" "${4:-}" "${5:-}" <<'PY'
+  python3 - "$config" "$1" "$2" "$generations" "${@:3}" <<'PY'
 import re, sys
-src, out, run, gens, table, key, value = sys.argv[1:8]
+src, out, run, gens = sys.argv[1:5]
+triples = sys.argv[5:]
 lines = open(src).read().splitlines()
 def set_key(lines, table, key, value):
     # The key's line inside [table] (top level when table is "-"), replaced or added.
@@ -62,8 +72,8 @@ lines = set_key(lines, "-", "name", f'"{run}"')
 if gens:
     lines = set_key(lines, "-", "generations", gens)
     lines = set_key(lines, "-", "max_minutes", "0")
-if table:
-    lines = set_key(lines, table, key, value)
+for i in range(0, len(triples), 3):
+    lines = set_key(lines, *triples[i:i + 3])
 open(out, "w").write("\n".join(lines) + "\n")
 PY
 }
@@ -71,7 +81,7 @@ PY
 base=runs/ablate-configs/ablate-base.toml
 test=runs/ablate-configs/ablate-$name.toml
 edit "$base" ablate-base
-edit "$test" "ablate-$name" "$table" "$key" "$value"
+edit "$test" "ablate-$name" "${sets[@]}"
 export OMP_WAIT_POLICY=PASSIVE
 for c in "$base" "$test"; do
   r=runs/$(basename "$c" .toml)
@@ -86,7 +96,7 @@ last() { ls "runs/$1/models/"*.safetensors | sort | tail -n 1; }
 a=$(last ablate-base) b=$(last "ablate-$name")
 out=runs/ablate-$name/ablation.txt
 {
-  echo "ablation $name: [$table] $key = $value against the base ($config${generations:+, $generations generations})"
+  echo "ablation $name: ${sets[*]} against the base ($config${generations:+, $generations generations})"
   echo "base $a: $(grep -o '"seconds": [0-9.]*' runs/ablate-base/state.json | head -n 1)"
   echo "test $b: $(grep -o '"seconds": [0-9.]*' "runs/ablate-$name/state.json" | head -n 1)"
   for p in "$a" "$b"; do

@@ -69,6 +69,12 @@ pub struct SearchConfig {
     pub gumbel_c_scale: f32,
     /// Keep the played move's subtree for the next search.
     pub reuse_tree: bool,
+    /// PUCT with root noise (self-play): KataGo's forced playouts and policy-target pruning,
+    /// `k` in `n_forced(c) = sqrt(k * P(c) * N)` (KataGo uses 2; 0 turns both off). A root
+    /// child with fewer visits than `n_forced` is visited next; the policy target then takes
+    /// back, from every child but the most visited, the forced visits its PUCT score did not
+    /// earn, and drops children left with one visit.
+    pub forced_playouts: f32,
 }
 
 impl Default for SearchConfig {
@@ -89,6 +95,7 @@ impl Default for SearchConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
             reuse_tree: true,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -118,6 +125,7 @@ impl SearchConfig {
             ("dirichlet_fraction", self.dirichlet_fraction),
             ("gumbel_c_visit", self.gumbel_c_visit),
             ("gumbel_c_scale", self.gumbel_c_scale),
+            ("forced_playouts", self.forced_playouts),
         ] {
             finite(key, v)?;
         }
@@ -167,6 +175,12 @@ impl SearchConfig {
             return Err(SearchError::config(
                 "gumbel_c_scale",
                 format!("must be at least 0, got {}", self.gumbel_c_scale),
+            ));
+        }
+        if self.forced_playouts < 0.0 {
+            return Err(SearchError::config(
+                "forced_playouts",
+                format!("must be at least 0, got {}", self.forced_playouts),
             ));
         }
         Ok(())
@@ -225,5 +239,13 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("search.gumbel_c_scale:"));
+        let c = SearchConfig {
+            forced_playouts: -1.0,
+            ..Default::default()
+        };
+        assert_eq!(
+            c.validate().unwrap_err().to_string(),
+            "search.forced_playouts: must be at least 0, got -1"
+        );
     }
 }

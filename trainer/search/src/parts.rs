@@ -124,34 +124,54 @@ fn sigma(scale: f32, q: f32) -> f32 {
 
 /// AlphaZero PUCT: Dirichlet noise on the root priors, argmax of Q + U everywhere, the visit
 /// distribution as target and the most visited move.
+/// With `search.forced_playouts` (and noise), KataGo's forced playouts at the root and the
+/// pruned visit distribution as target.
 #[derive(Default)]
 struct Puct {
     /// `[root edges]` priors used at the root (Dirichlet-mixed when noise is on).
     root_prior: Vec<f32>,
     /// `[root edges]` scratch for the noise.
     scratch: Vec<f32>,
+    /// Forced playouts are on for the current search (PUCT, noise, `forced_playouts > 0`).
+    forced: bool,
+}
+
+/// The PUCT scores' terms at `node`: `c(N) * sqrt(N)` and the first-play urgency.
+fn puct_terms(cx: Ctx, node: u32, priors: &[f32]) -> (f32, f32) {
+    let (t, c) = (cx.tree, cx.config);
+    let n_parent = t.visits[node as usize].max(1) as f32;
+    let c_n = c.c_puct + c.c_puct_factor * ((n_parent + c.c_puct_base + 1.0) / c.c_puct_base).ln();
+    let parent_q = t.value_sum[node as usize] / n_parent;
+    let visited_prior: f32 = t
+        .edges(node)
+        .zip(priors)
+        .filter(|&(e, _)| t.edge_visits[e] > 0)
+        .map(|(_, &p)| p)
+        .sum();
+    (
+        c_n * n_parent.sqrt(),
+        parent_q - c.fpu_reduction * visited_prior.sqrt(),
+    )
+}
+
+/// KataGo's forced visits of a root child of (noised) prior `p` after `n` root visits.
+fn forced_visits(k: f32, p: f32, n: f32) -> f32 {
+    (k * p * n).sqrt()
 }
 
 impl Puct {
-    /// argmax Q + c(N) P sqrt(N) / (1 + N(a)), unvisited children at the FPU value.
-    fn select(&self, cx: Ctx, node: u32, priors: &[f32]) -> usize {
-        let (t, c) = (cx.tree, cx.config);
+    /// argmax Q + c(N) P sqrt(N) / (1 + N(a)), unvisited children at the FPU value; with
+    /// `only`, among the edges it accepts (offsets in the node's edges).
+    fn select(&self, cx: Ctx, node: u32, priors: &[f32], only: impl Fn(usize) -> bool) -> usize {
+        let t = cx.tree;
         let range = t.edges(node);
-        let n_parent = t.visits[node as usize].max(1) as f32;
-        let c_n =
-            c.c_puct + c.c_puct_factor * ((n_parent + c.c_puct_base + 1.0) / c.c_puct_base).ln();
-        let cs = c_n * n_parent.sqrt();
-        let parent_q = t.value_sum[node as usize] / n_parent;
-        let mut visited_prior = 0.0f32;
-        for (i, e) in range.clone().enumerate() {
-            if t.edge_visits[e] > 0 {
-                visited_prior += priors[i];
-            }
-        }
-        let fpu = parent_q - c.fpu_reduction * visited_prior.sqrt();
+        let (cs, fpu) = puct_terms(cx, node, priors);
         let mut best = range.start;
         let mut best_score = f32::NEG_INFINITY;
         for (i, e) in range.enumerate() {
+            if !only(i) {
+                continue;
+            }
             let n = t.edge_visits[e];
             let q = if n > 0 {
                 t.edge_value_sum[e] / n as f32
@@ -166,6 +186,48 @@ impl Puct {
         }
         best
     }
+
+    /// The root's visits with the forced playouts that PUCT did not earn taken back (KataGo's
+    /// policy-target pruning): every child but the most visited keeps the fewest visits, no
+    /// fewer than its count less its forced visits, at which its PUCT score stays at most the
+    /// most visited child's; a child left with one visit is dropped.
+    fn pruned_visits(&self, cx: Ctx) -> Vec<f32> {
+        let t = cx.tree;
+        let range = t.edges(0);
+        let first = range.start;
+        let visits: Vec<u32> = t.edge_visits[range.clone()].to_vec();
+        let Some(star) = (0..visits.len()).max_by_key(|&i| (visits[i], std::cmp::Reverse(i)))
+        else {
+            return Vec::new();
+        };
+        let (cs, _) = puct_terms(cx, 0, &self.root_prior);
+        let q = |i: usize| t.edge_value_sum[first + i] / visits[i].max(1) as f32;
+        let best_score = q(star) + cs * self.root_prior[star] / (1 + visits[star]) as f32;
+        let total: u32 = visits.iter().sum();
+        (0..visits.len())
+            .map(|i| {
+                let n = visits[i];
+                if i == star || n == 0 {
+                    return n as f32;
+                }
+                let floor = n as f32
+                    - forced_visits(cx.config.forced_playouts, self.root_prior[i], total as f32);
+                // The fewest visits m with q + cs * p / (1 + m) <= best_score.
+                let gap = best_score - q(i);
+                let earned = if gap > 0.0 {
+                    (cs * self.root_prior[i] / gap - 1.0).ceil()
+                } else {
+                    n as f32
+                };
+                let kept = floor.ceil().max(earned).clamp(0.0, n as f32);
+                if kept <= 1.0 {
+                    0.0
+                } else {
+                    kept
+                }
+            })
+            .collect()
+    }
 }
 
 impl Parts for Puct {
@@ -175,6 +237,7 @@ impl Parts for Puct {
         let c = cx.config;
         self.root_prior.clear();
         self.root_prior.extend_from_slice(&cx.tree.prior[range]);
+        self.forced = noise && n > 1 && c.forced_playouts > 0.0;
         if noise && n > 1 && c.dirichlet_fraction > 0.0 {
             let alpha = c.dirichlet_alpha_total as f64 / n as f64;
             let f = c.dirichlet_fraction;
@@ -188,22 +251,41 @@ impl Parts for Puct {
     }
 
     fn select_root(&mut self, cx: Ctx, _remaining: u32) -> usize {
-        self.select(cx, 0, &self.root_prior)
+        if self.forced {
+            let t = cx.tree;
+            let first = t.first_edge[0] as usize;
+            let total = t.edge_visits[t.edges(0)].iter().sum::<u32>() as f32;
+            let k = cx.config.forced_playouts;
+            let short = |i: usize| {
+                (t.edge_visits[first + i] as f32) < forced_visits(k, self.root_prior[i], total)
+            };
+            if (0..t.num_edges[0] as usize).any(short) {
+                return self.select(cx, 0, &self.root_prior, short);
+            }
+        }
+        self.select(cx, 0, &self.root_prior, |_| true)
     }
 
     fn select_interior(&mut self, cx: Ctx, node: u32) -> usize {
-        self.select(cx, node, &cx.tree.prior[cx.tree.edges(node)])
+        self.select(cx, node, &cx.tree.prior[cx.tree.edges(node)], |_| true)
     }
 
-    fn output(&self, cx: Ctx, stats: &RootStats, _root_ready: bool) -> Output {
+    fn output(&self, cx: Ctx, stats: &RootStats, root_ready: bool) -> Output {
         let t = cx.tree;
         let range = t.edges(0);
-        let visits = &t.edge_visits[range.clone()];
-        let sum: u64 = visits.iter().map(|&v| v as u64).sum();
-        let policy_target: Vec<f32> = if sum == 0 {
+        let visits: Vec<f32> = if self.forced && root_ready {
+            self.pruned_visits(cx)
+        } else {
+            t.edge_visits[range.clone()]
+                .iter()
+                .map(|&v| v as f32)
+                .collect()
+        };
+        let sum: f64 = visits.iter().map(|&v| v as f64).sum();
+        let policy_target: Vec<f32> = if sum == 0.0 {
             t.prior[range.clone()].to_vec()
         } else {
-            visits.iter().map(|&v| v as f32 / sum as f32).collect()
+            visits.iter().map(|&v| (v as f64 / sum) as f32).collect()
         };
         let best = range
             .max_by(|&a, &b| {
@@ -221,7 +303,9 @@ impl Parts for Puct {
         }
     }
 
-    fn clear(&mut self) {}
+    fn clear(&mut self) {
+        self.forced = false;
+    }
 }
 
 /// Gumbel AlphaZero (Danihelka et al. 2022): Gumbel-top-k at the root with sequential halving,

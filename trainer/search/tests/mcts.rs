@@ -590,3 +590,66 @@ fn a_batch_of_one_is_the_single_leaf_search() {
         }
     }
 }
+
+#[test]
+fn forced_playouts_visit_every_root_child_and_the_target_takes_them_back() {
+    let sims = 400;
+    let forced = SearchConfig {
+        forced_playouts: 2.0,
+        ..config(Algorithm::Puct, sims)
+    };
+    // The free rook dominates under the material evaluation: plain PUCT leaves most other
+    // root moves with a visit or none.
+    let mut plain = Search::new(config(Algorithm::Puct, sims), pos(FREE_ROOK), 8);
+    let (p, _) = run(&mut plain, sims, true, material);
+    let mut s = Search::new(forced.clone(), pos(FREE_ROOK), 8);
+    let (r, _) = run(&mut s, sims, true, material);
+    check_result(&r);
+    let n = r.moves.len();
+    // Each noised root prior is at least (1 - 0.25) times the uniform prior.
+    let floor = ((2.0 * 0.75 / n as f32 * (sims - 1) as f32).sqrt() - 1.0).floor() as u32;
+    assert!(floor >= 2, "{floor}");
+    assert!(
+        r.visits.iter().all(|&v| v >= floor),
+        "{:?} (floor {floor})",
+        r.visits
+    );
+    assert!(p.visits.iter().any(|&v| v < floor), "{:?}", p.visits);
+    // The target gives the forced visits back: the best move's share grows, every other
+    // move's shrinks (here to well under half of what the visits gave them), and no move keeps
+    // a single visit (the best move keeps all of its visits, so its target is visits[best]
+    // times a one-visit share).
+    let total: u32 = r.visits.iter().sum();
+    let best = r.moves.iter().position(|&m| m == r.best).unwrap();
+    assert_eq!(r.visits[best], *r.visits.iter().max().unwrap());
+    assert!(r.policy_target[best] > r.visits[best] as f32 / total as f32);
+    let (mut raw_rest, mut target_rest) = (0.0, 0.0);
+    for i in (0..n).filter(|&i| i != best) {
+        let raw = r.visits[i] as f32 / total as f32;
+        assert!(r.policy_target[i] <= raw + 1e-6);
+        let one_visit = r.policy_target[best] / r.visits[best] as f32;
+        assert!(
+            r.policy_target[i] == 0.0 || r.policy_target[i] > 1.5 * one_visit,
+            "{:?} -> {:?}",
+            r.visits,
+            r.policy_target
+        );
+        raw_rest += raw;
+        target_rest += r.policy_target[i];
+    }
+    assert!(
+        target_rest < 0.5 * raw_rest,
+        "{:?} -> {:?}",
+        r.visits,
+        r.policy_target
+    );
+    // Without noise (evaluation, matches) the key changes nothing.
+    let mut a = Search::new(forced, pos(FREE_ROOK), 8);
+    let mut b = Search::new(config(Algorithm::Puct, sims), pos(FREE_ROOK), 8);
+    let (ra, _) = run(&mut a, sims, false, material);
+    let (rb, _) = run(&mut b, sims, false, material);
+    assert_eq!(
+        (ra.visits, ra.policy_target, ra.best),
+        (rb.visits, rb.policy_target, rb.best)
+    );
+}
