@@ -19,6 +19,11 @@
 //!   `movetime`, `btime/wtime`, `byoyomi` and `binc/winc` limit the search by time (`nodes`, if
 //!   also given, caps it); `infinite` searches until `stop`. A time- or stop-limited search
 //!   keeps at most [`MAX_TREE_SIMULATIONS`] simulations in its tree (then stops expanding).
+//! * **Tree reuse** (`ReuseTree`, default off: at 100 ms a move in minishogi it measured no
+//!   gain, BENCHMARKS.md): after a search the engine keeps its tree; when the next `go` is for the same game at most four plies on
+//!   (the GUI's position after our move and the reply), the search starts on the subtree
+//!   there. Budgets (`nodes`, `Simulations`) and the `nodes` of `info` count the simulations
+//!   this search adds, not the kept ones. `usinewgame` and `setoption` drop the tree.
 //! * **Memory** (`USI_Hash`, MiB): a search stops growing its tree once the tree's nodes and
 //!   edges take more than half of `USI_Hash`; their buffers grow by doubling, so they never
 //!   reserve more than `USI_Hash`. A bounded search then answers; an infinite or pondering
@@ -56,14 +61,14 @@ use encoding::{Device, Encoder};
 use go::{parse_go, resolve_limits, GoParams};
 use options::{Options, DEFAULT_HASH_MIB, DEFAULT_MINIBATCH, DEFAULT_SIMULATIONS};
 use rules::{Position, Variant};
-use search::{Algorithm, Evaluator, SearchConfig, UniformEvaluator};
+use search::{Algorithm, Evaluator, Search, SearchConfig, UniformEvaluator};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
-use think::{search_thread, Control, Job};
+use think::{reuse, search_thread, Control, Job};
 
 mod go;
 mod options;
@@ -92,7 +97,7 @@ impl Out {
 
 /// A search running on the worker thread.
 struct Running {
-    handle: JoinHandle<Net>,
+    handle: JoinHandle<(Net, Option<Search>)>,
     control: Arc<Control>,
     /// Set by the worker just before it prints `bestmove`.
     done: Arc<AtomicBool>,
@@ -122,6 +127,8 @@ pub struct UsiEngine {
     /// Why the last `position` was rejected (cleared by a valid one).
     position_error: Option<String>,
     search: Option<Running>,
+    /// The last search's tree, for the next `go` of the same game (`ReuseTree`).
+    kept: Option<Search>,
     out: Out,
     /// Sets the number of threads of the network's backend (`Threads` option).
     set_threads: Option<fn(u32)>,
@@ -168,8 +175,10 @@ impl UsiEngine {
                 hash_mib: DEFAULT_HASH_MIB,
                 ponder: false,
                 minibatch: DEFAULT_MINIBATCH,
+                reuse_tree: false,
             },
             search: None,
+            kept: None,
         })
     }
 
@@ -242,11 +251,16 @@ impl UsiEngine {
                     self.out.error(
                         "setoption: not during an infinite or pondering search (send stop first)",
                     );
-                } else if let Err(e) = self.cmd_setoption(args) {
-                    self.out.error(&format!("setoption: {e}"));
+                } else {
+                    // An option may change the search or the network: the next one starts afresh.
+                    self.kept = None;
+                    if let Err(e) = self.cmd_setoption(args) {
+                        self.out.error(&format!("setoption: {e}"));
+                    }
                 }
             }
             "usinewgame" => {
+                self.kept = None;
                 self.position = Position::start(self.variant.clone());
                 self.position_error = None;
             }
@@ -377,7 +391,7 @@ impl UsiEngine {
             encoder: self.encoder.clone(),
             config: SearchConfig {
                 algorithm: self.opts.algorithm,
-                reuse_tree: false,
+                reuse_tree: true,
                 ..SearchConfig::default()
             },
             base_simulations: self.opts.simulations.max(1),
@@ -386,6 +400,11 @@ impl UsiEngine {
             hash_bytes: u64::from(self.opts.hash_mib) << 20,
             ponder_reply: self.opts.ponder,
             minibatch: self.opts.minibatch as usize,
+            kept: self
+                .kept
+                .take()
+                .filter(|_| self.opts.reuse_tree)
+                .and_then(|k| reuse(k, &self.position)),
         };
         let (c, d, out) = (control.clone(), done.clone(), self.out.clone());
         let spawned = std::thread::Builder::new()
@@ -436,7 +455,10 @@ impl UsiEngine {
     fn join(&mut self) {
         if let Some(r) = self.search.take() {
             match r.handle.join() {
-                Ok(net) => self.net = Some(net),
+                Ok((net, tree)) => {
+                    self.net = Some(net);
+                    self.kept = tree;
+                }
                 Err(_) => {
                     // The worker died before its bestmove: report it, reload the net lazily.
                     if !r.done.load(Ordering::Acquire) {
@@ -576,6 +598,52 @@ mod tests {
         assert!(!take(&lines).iter().any(|l| l.starts_with("bestmove")));
         e.handle("stop");
         assert!(take(&lines).last().unwrap().starts_with("bestmove "));
+    }
+
+    #[test]
+    fn the_next_search_of_the_game_reuses_the_tree_unless_told_not_to() {
+        let (mut e, lines) = engine("minishogi");
+        let reused = |got: &[String]| {
+            got.iter()
+                .find_map(|l| l.strip_prefix("info string reusing "))
+                .map(|rest| rest.split(' ').next().unwrap().parse::<u64>().unwrap())
+        };
+        e.handle("setoption name ReuseTree value true");
+        let mut game = String::from("position startpos moves 5e4d");
+        for round in 0..3 {
+            e.handle(&game);
+            e.handle("go nodes 200");
+            e.wait();
+            let got = take(&lines);
+            // Budgets count new simulations only.
+            assert!(got.iter().any(|l| l.contains(" nodes 200 ")), "{got:?}");
+            if round > 0 {
+                assert!(reused(&got).is_some_and(|n| n > 0), "{got:?}");
+            }
+            let best = bestmoves(&got)[0].split(' ').nth(1).unwrap().to_string();
+            let v = Arc::new(Variant::builtin("minishogi").unwrap());
+            let mut pos = parse_game_line(game.strip_prefix("position ").unwrap(), &v)
+                .unwrap()
+                .position();
+            pos.play_usi(&best).unwrap();
+            let reply = pos.move_to_usi(pos.legal_moves()[0]);
+            game = format!("{game} {best} {reply}");
+        }
+        // Off, or after usinewgame: a fresh tree.
+        e.handle("setoption name ReuseTree value false");
+        e.handle("go nodes 50");
+        e.wait();
+        e.handle("go nodes 50");
+        e.wait();
+        assert_eq!(reused(&take(&lines)), None);
+        e.handle("setoption name ReuseTree value true");
+        e.handle("go nodes 50");
+        e.wait();
+        e.handle("usinewgame");
+        e.handle("position startpos");
+        e.handle("go nodes 50");
+        e.wait();
+        assert_eq!(reused(&take(&lines)), None);
     }
 
     fn bestmoves(lines: &[String]) -> Vec<&String> {

@@ -35,6 +35,9 @@ pub(super) struct Options {
     /// `MinibatchSize`: leaves gathered (with virtual losses) for one network call; 1
     /// evaluates them one at a time.
     pub(super) minibatch: u32,
+    /// `ReuseTree`: search the next position of the same game on the subtree the last
+    /// search left there.
+    pub(super) reuse_tree: bool,
 }
 
 impl UsiEngine {
@@ -80,6 +83,10 @@ impl UsiEngine {
         self.out.send(&format!(
             "option name MinibatchSize type spin default {} min 1 max {MAX_MINIBATCH}",
             self.opts.minibatch
+        ));
+        self.out.send(&format!(
+            "option name ReuseTree type check default {}",
+            self.opts.reuse_tree
         ));
         self.out.send(&format!(
             "option name USI_Hash type spin default {} min 1 max {MAX_HASH_MIB}",
@@ -175,6 +182,11 @@ impl UsiEngine {
                 let choices = [("true", true), ("false", false)];
                 self.opts.ponder =
                     parse_choice("USI_Ponder", &need(value)?, &choices, "true or false")?
+            }
+            "reusetree" => {
+                let choices = [("true", true), ("false", false)];
+                self.opts.reuse_tree =
+                    parse_choice("ReuseTree", &need(value)?, &choices, "true or false")?
             }
             _ => return Err(ArenaError::UnknownOption(name)),
         }

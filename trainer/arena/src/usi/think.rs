@@ -72,20 +72,54 @@ pub(crate) struct Job {
     pub(crate) ponder_reply: bool,
     /// `MinibatchSize`: leaves one network call evaluates at most.
     pub(crate) minibatch: usize,
+    /// The previous search's tree, already moved on to `position` (`ReuseTree`).
+    pub(crate) kept: Option<Search>,
 }
 
+/// The most plies a kept tree is moved on to reach the next position (a GUI's `position`
+/// after our move and the reply is two plies on).
+const MAX_REUSE_PLIES: usize = 4;
+
+/// The kept tree of the last search moved on to `pos`, when `pos` is the same game at most
+/// [`MAX_REUSE_PLIES`] plies after its root; None otherwise (another game, a take-back, a
+/// changed start).
+pub(crate) fn reuse(mut kept: Search, pos: &Position) -> Option<Search> {
+    let from = kept.root().ply();
+    let ahead = pos.ply().checked_sub(from)?;
+    if ahead > MAX_REUSE_PLIES {
+        return None;
+    }
+    // The same moves from the same position: unmaking them from both gives the same start.
+    let mut back = pos.clone();
+    for _ in 0..ahead {
+        back.unmake_move();
+    }
+    if back.to_sfen() != kept.root().to_sfen()
+        || !back.moves_played().eq(kept.root().moves_played())
+    {
+        return None;
+    }
+    for mv in pos.moves_played().skip(from) {
+        kept.play(mv);
+    }
+    (kept.root().to_sfen() == pos.to_sfen()).then_some(kept)
+}
+
+/// Runs the search of `job`; returns the network and the tree searched (None when there
+/// was none, or the search failed).
 pub(crate) fn search_thread(
-    job: Job,
+    mut job: Job,
     mut net: Net,
     control: Arc<Control>,
     done: Arc<AtomicBool>,
     out: Out,
-) -> Net {
-    let answer = match think(&job, net.as_mut(), &control, &out) {
+) -> (Net, Option<Search>) {
+    let kept = job.kept.take();
+    let (answer, tree) = match think(&job, kept, net.as_mut(), &control, &out) {
         Ok(b) => b,
         Err(e) => {
             out.error(&format!("search: {e}"));
-            "resign".to_string()
+            ("resign".to_string(), None)
         }
     };
     // USI: an infinite search answers after `stop`, a pondering one after `ponderhit` or
@@ -97,7 +131,7 @@ pub(crate) fn search_thread(
     }
     done.store(true, Ordering::Release);
     out.send(&format!("bestmove {answer}"));
-    net
+    (net, tree)
 }
 
 /// The limits in force: before `ponderhit` none but the pondering node budget; after it (or
@@ -176,26 +210,35 @@ impl DepthStats {
     }
 }
 
-/// Runs one search and prints its info lines; returns the bestmove text (`X` or `X ponder Y`).
+/// Runs one search (on `kept`, the previous tree moved on to the position, if any) and
+/// prints its info lines; returns the bestmove text (`X` or `X ponder Y`) and the tree.
 fn think(
     job: &Job,
+    kept: Option<Search>,
     net: &mut dyn Evaluator,
     control: &Control,
     out: &Out,
-) -> Result<String, ArenaError> {
+) -> Result<(String, Option<Search>), ArenaError> {
     let pos = &job.position;
     if pos.legal_moves().is_empty() {
         out.send("info depth 0 score mate 0");
-        return Ok("resign".into());
+        return Ok(("resign".into(), None));
     }
     if pos.outcome().is_some() {
-        return first_choice(job, net, out);
+        return Ok((first_choice(job, net, out)?, None));
     }
     let limits = job.limits;
     let open_ended = limits.infinite || limits.ponder || limits.time.is_some();
     let rounds = Rounds::new(job.config.algorithm, open_ended, job.base_simulations);
-    let mut search = Search::new(job.config.clone(), pos.clone(), 0);
+    let mut search = kept.unwrap_or_else(|| Search::new(job.config.clone(), pos.clone(), 0));
+    if sims(&search) > 0 {
+        out.send(&format!(
+            "info string reusing {} simulations of the last search",
+            sims(&search)
+        ));
+    }
     let mut driver = Thinking {
+        kept_simulations: sims(&search),
         job,
         net,
         control,
@@ -210,17 +253,16 @@ fn think(
     out.send(&info_line(
         pos,
         &result,
-        sims(&search),
+        sims(&search) - driver.kept_simulations,
         job.started,
         &driver.depth,
     ));
     let best = pos.move_to_usi(result.best);
-    Ok(
-        match job.ponder_reply.then(|| ponder_move(&search, result.best)) {
-            Some(Some(reply)) => format!("{best} ponder {reply}"),
-            _ => best,
-        },
-    )
+    let answer = match job.ponder_reply.then(|| ponder_move(&search, result.best)) {
+        Some(Some(reply)) => format!("{best} ponder {reply}"),
+        _ => best,
+    };
+    Ok((answer, Some(search)))
 }
 
 /// A position over by rule with moves left (repetition, ply limit): no search is possible;
@@ -258,12 +300,20 @@ struct Thinking<'a> {
     control: &'a Control,
     out: &'a Out,
     phase: Phase,
+    /// Simulations the tree held before this search (a kept tree's; budgets do not count
+    /// them).
+    kept_simulations: u64,
     depth: DepthStats,
     last_info: Instant,
     last_early_check: Instant,
 }
 
 impl Thinking<'_> {
+    /// Simulations this search added (budgets and `nodes` count these, not a kept tree's).
+    fn added(&self, search: &Search) -> u64 {
+        sims(search).saturating_sub(self.kept_simulations)
+    }
+
     /// Whether the tree takes more than its share of `USI_Hash`.
     fn full(&self, search: &Search) -> bool {
         search.memory_bytes() as u64 > self.job.hash_bytes / 2
@@ -275,7 +325,7 @@ impl Thinking<'_> {
             self.last_info = Instant::now();
             let (job, depth) = (self.job, &self.depth);
             let r = search.result();
-            let line = info_line(&job.position, &r, sims(search), job.started, depth);
+            let line = info_line(&job.position, &r, self.added(search), job.started, depth);
             self.out.send(&line);
         }
     }
@@ -294,11 +344,11 @@ impl Thinking<'_> {
             return false;
         }
         self.last_early_check = Instant::now();
-        let done = sims(search);
-        let rate = done as f64 / job.started.elapsed().as_secs_f64().max(1e-3);
+        let added = self.added(search);
+        let rate = added as f64 / job.started.elapsed().as_secs_f64().max(1e-3);
         let left = (rate * t.saturating_sub(on_clock).as_secs_f64())
-            .min(self.phase.simulations.saturating_sub(done) as f64);
-        decided(&search.result(), done, left)
+            .min(self.phase.simulations.saturating_sub(added) as f64);
+        decided(&search.result(), sims(search), left)
     }
 }
 
@@ -309,7 +359,7 @@ impl Driver for Thinking<'_> {
         if self.full(search) {
             return 0;
         }
-        self.phase.simulations.saturating_sub(sims(search))
+        self.phase.simulations.saturating_sub(self.added(search))
     }
 
     fn stop(&mut self, search: &Search) -> bool {
@@ -318,7 +368,7 @@ impl Driver for Thinking<'_> {
         }
         self.phase
             .poll(self.control, &self.job.limits, self.job.started);
-        if sims(search) >= self.phase.simulations || self.full(search) {
+        if self.added(search) >= self.phase.simulations || self.full(search) {
             return true;
         }
         let on_clock = self.phase.clock_from.elapsed();
@@ -411,6 +461,64 @@ fn info_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A search of `n` simulations under uniform answers.
+    fn searched(pos: &Position, n: u32) -> Search {
+        let config = SearchConfig {
+            reuse_tree: true,
+            ..SearchConfig::default()
+        };
+        let mut s = Search::new(config, pos.clone(), 3);
+        s.start(n, false);
+        while !s.finished() {
+            if s.select() {
+                let k = s.leaf_moves().len();
+                s.expand(&vec![0.0; k], [0.4, 0.2, 0.4]);
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn a_kept_tree_moves_on_only_within_the_same_game() {
+        let v = Arc::new(rules::Variant::builtin("minishogi").unwrap());
+        let mut root = Position::start(v.clone());
+        root.play_usi("5e4d").unwrap();
+        let s = searched(&root, 300);
+        let best = s.result().best;
+        let mut next = root.clone();
+        next.make_move(best);
+        let reply = s.replies(best).into_iter().max_by_key(|r| r.1).unwrap().0;
+        next.make_move(reply);
+        // Two plies on: the subtree there, with its visits.
+        let kept = reuse(searched(&root, 300), &next).expect("the same game two plies on");
+        assert_eq!(kept.root().to_sfen(), next.to_sfen());
+        assert!(kept.root_visits() > 1, "{}", kept.root_visits());
+        // The same position again: the whole tree.
+        assert_eq!(
+            reuse(searched(&root, 300), &root).unwrap().root_visits(),
+            s.root_visits()
+        );
+        // Another game reaching another position, a take-back, a different first move, too
+        // far ahead: no tree.
+        assert!(reuse(searched(&root, 300), &Position::start(v.clone())).is_none());
+        let mut other = Position::start(v.clone());
+        other.play_usi("4e4d").unwrap();
+        other.make_move(other.legal_moves()[0]);
+        assert!(reuse(searched(&root, 300), &other).is_none());
+        let mut far = next.clone();
+        for _ in 0..2 {
+            let mv = far.legal_moves()[0];
+            far.make_move(mv);
+        }
+        assert!(reuse(searched(&root, 300), &far).is_some(), "four plies on");
+        let mv = far.legal_moves()[0];
+        far.make_move(mv);
+        assert!(reuse(searched(&root, 300), &far).is_none(), "five plies on");
+        // The same board set up from its SFEN is another game (no history).
+        let sfen = Position::from_sfen(&v, &root.to_sfen()).unwrap();
+        assert!(reuse(s, &sfen).is_none());
+    }
 
     #[test]
     fn cp_is_the_logistic_inverse() {
