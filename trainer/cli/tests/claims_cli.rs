@@ -121,7 +121,6 @@ fn the_default_run_is_configured_as_the_readme_says() {
     for said in [
         "runs `trainer run --config configs/runs/default.toml`: minishogi with a small network (`b4c32`) and Gumbel search",
         "the first 8 plies of each game sampled from its improved policy",
-        "half of each value target the root values of the next plies, KataGo's short-term value",
         "stopping by itself after 19 minutes (`max_minutes`)",
         "two self-play threads",
         "no faster than four draws per new sample (`sample_reuse`)",
@@ -142,10 +141,6 @@ fn the_default_run_is_configured_as_the_readme_says() {
     assert_eq!(c.search.algorithm, Algorithm::Gumbel);
     assert_eq!(c.selfplay.gumbel_sample_plies, 8);
     assert_eq!(c.selfplay.gumbel_temperature, 1.0);
-    assert_eq!(
-        (c.replay.short_term_horizon, c.replay.short_term_ratio),
-        (8, 0.5)
-    );
     // It stops on its time budget: 19 minutes come long before its generations.
     assert_eq!(c.max_minutes, 19.0);
     assert_eq!(c.budget_seconds(), Some(19.0 * 60.0));
