@@ -644,6 +644,21 @@ mod tests {
         e.handle("go nodes 50");
         e.wait();
         assert_eq!(reused(&take(&lines)), None);
+        // The `Simulations` budget of a plain `go` counts new simulations too; any setoption
+        // drops the tree.
+        e.handle("setoption name Simulations value 30");
+        e.handle("go");
+        e.wait();
+        assert_eq!(reused(&take(&lines)), None);
+        e.handle("go");
+        e.wait();
+        let got = take(&lines);
+        assert!(reused(&got).is_some_and(|n| n >= 30), "{got:?}");
+        assert!(got.iter().any(|l| l.contains(" nodes 30 ")), "{got:?}");
+        e.handle("setoption name MinibatchSize value 8");
+        e.handle("go");
+        e.wait();
+        assert_eq!(reused(&take(&lines)), None);
     }
 
     fn bestmoves(lines: &[String]) -> Vec<&String> {
