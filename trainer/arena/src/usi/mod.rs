@@ -391,7 +391,7 @@ impl UsiEngine {
             encoder: self.encoder.clone(),
             config: SearchConfig {
                 algorithm: self.opts.algorithm,
-                reuse_tree: true,
+                reuse_tree: self.opts.reuse_tree,
                 ..SearchConfig::default()
             },
             base_simulations: self.opts.simulations.max(1),
@@ -457,7 +457,8 @@ impl UsiEngine {
             match r.handle.join() {
                 Ok((net, tree)) => {
                     self.net = Some(net);
-                    self.kept = tree;
+                    // Without reuse the tree's memory goes back now.
+                    self.kept = tree.filter(|_| self.opts.reuse_tree);
                 }
                 Err(_) => {
                     // The worker died before its bestmove: report it, reload the net lazily.

@@ -253,7 +253,7 @@ fn think(
     out.send(&info_line(
         pos,
         &result,
-        sims(&search) - driver.kept_simulations,
+        driver.added(&search),
         job.started,
         &driver.depth,
     ));
