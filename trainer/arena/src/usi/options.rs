@@ -178,16 +178,8 @@ impl UsiEngine {
             }
             "minibatchsize" => self.opts.minibatch = parse_spin(&need(value)?, 1, MAX_MINIBATCH)?,
             "usi_hash" => self.opts.hash_mib = parse_spin(&need(value)?, 1, MAX_HASH_MIB)?,
-            "usi_ponder" => {
-                let choices = [("true", true), ("false", false)];
-                self.opts.ponder =
-                    parse_choice("USI_Ponder", &need(value)?, &choices, "true or false")?
-            }
-            "reusetree" => {
-                let choices = [("true", true), ("false", false)];
-                self.opts.reuse_tree =
-                    parse_choice("ReuseTree", &need(value)?, &choices, "true or false")?
-            }
+            "usi_ponder" => self.opts.ponder = parse_check("USI_Ponder", &need(value)?)?,
+            "reusetree" => self.opts.reuse_tree = parse_check("ReuseTree", &need(value)?)?,
             _ => return Err(ArenaError::UnknownOption(name)),
         }
         Ok(())
@@ -210,6 +202,12 @@ fn parse_spin(v: &str, min: u32, max: u32) -> Result<u32, ArenaError> {
             max,
         }),
     }
+}
+
+/// The value of the check option `option`.
+fn parse_check(option: &'static str, v: &str) -> Result<bool, ArenaError> {
+    let choices = [("true", true), ("false", false)];
+    parse_choice(option, v, &choices, "true or false")
 }
 
 /// The choice named `v` of the option `option`.
