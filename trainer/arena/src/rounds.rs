@@ -69,7 +69,8 @@ pub(crate) trait Driver {
 }
 
 /// Runs `search` (no noise) round after round until `rounds` or `driver` ends it. A root with
-/// one legal move gets one round (a search there finishes at once).
+/// one legal move, or with a move that forces a win (`mate_plies`), gets one round (a search
+/// there finishes at once).
 pub(crate) fn run(
     search: &mut Search,
     mut rounds: Rounds,
@@ -105,7 +106,7 @@ pub(crate) fn run(
                 }
             }
         }
-        if single {
+        if single || search.forced_win() {
             break;
         }
     }

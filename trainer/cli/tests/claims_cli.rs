@@ -462,6 +462,7 @@ fn usi_hash_ponder_and_minibatch_defaults() {
     assert!(readme.contains("`USI_Ponder` (default off)"));
     assert!(readme.contains("`MinibatchSize` (default 16)"));
     assert!(readme.contains("`ReuseTree` (default off)"));
+    assert!(readme.contains("`MatePlies` (default 0, off)"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
         .args(["usi", "--variant", "minishogi"])
         .stdin(Stdio::piped())
@@ -497,6 +498,10 @@ fn usi_hash_ponder_and_minibatch_defaults() {
     assert_eq!(
         option("ReuseTree"),
         "option name ReuseTree type check default false"
+    );
+    assert_eq!(
+        option("MatePlies"),
+        "option name MatePlies type spin default 0 min 0 max 7"
     );
 }
 

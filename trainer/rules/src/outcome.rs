@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::position::Position;
-use crate::types::Color;
+use crate::types::{Color, Move};
 use crate::values::StalemateValue;
 
 /// Why a game ended.
@@ -141,6 +141,32 @@ impl Outcome {
 impl Position {
     /// The game result if the game is over here, or `None`.
     pub fn outcome(&self) -> Option<Outcome> {
+        if let Some(o) = self.goal_outcome() {
+            return Some(o);
+        }
+        self.outcome_by_moves()
+    }
+
+    /// Whether playing `mv`, a legal move here, wins the game at once: after it the opponent
+    /// is checkmated, or has lost by one of the variant's goals (royal capture, bare king,
+    /// bare pieces, a line). A move that leaves the opponent without a move but not in check
+    /// is not looked at (no stalemate win), so a `false` proves nothing; a `true` is what
+    /// [`outcome`](Self::outcome) says after the move. The position is unchanged on return.
+    pub fn wins_at_once(&mut self, mv: Move) -> bool {
+        let us = self.side;
+        self.make_move(mv);
+        // Only a check can end the game by moves: the legal-move test runs for checks only.
+        let o = if self.in_check() {
+            self.outcome()
+        } else {
+            self.goal_outcome()
+        };
+        self.unmake_move();
+        o.is_some_and(|o| o.winner == Some(us))
+    }
+
+    /// The results decided by material and royal pieces, before any move is generated.
+    fn goal_outcome(&self) -> Option<Outcome> {
         let v = &*self.variant;
         let us = self.side;
         if v.royal_capture {
@@ -165,23 +191,41 @@ impl Position {
                 return Some(o);
             }
         }
+        None
+    }
+
+    /// The results decided by the legal moves, repetitions and the ply limit.
+    fn outcome_by_moves(&self) -> Option<Outcome> {
         if !self.has_legal_move() {
-            if self.in_check() {
-                return Some(Outcome {
-                    winner: Some(us.flip()),
-                    reason: EndReason::Checkmate,
-                });
-            }
-            let winner = match v.stalemate {
-                StalemateValue::Loss => Some(us.flip()),
-                StalemateValue::Draw => None,
-                StalemateValue::Win => Some(us),
-            };
-            return Some(Outcome {
-                winner,
-                reason: EndReason::Stalemate,
-            });
+            return Some(self.outcome_without_moves());
         }
+        self.outcome_with_moves()
+    }
+
+    /// The result when the side to move has no legal move: checkmate or stalemate.
+    fn outcome_without_moves(&self) -> Outcome {
+        let us = self.side;
+        if self.in_check() {
+            return Outcome {
+                winner: Some(us.flip()),
+                reason: EndReason::Checkmate,
+            };
+        }
+        let winner = match self.variant.stalemate {
+            StalemateValue::Loss => Some(us.flip()),
+            StalemateValue::Draw => None,
+            StalemateValue::Win => Some(us),
+        };
+        Outcome {
+            winner,
+            reason: EndReason::Stalemate,
+        }
+    }
+
+    /// The results of a position whose side to move has a legal move, after the goals:
+    /// repetitions and the ply limit.
+    fn outcome_with_moves(&self) -> Option<Outcome> {
+        let v = &*self.variant;
         if let Some(o) = self.repetition_outcome() {
             return Some(o);
         }
@@ -192,6 +236,86 @@ impl Position {
             });
         }
         None
+    }
+
+    /// [`outcome`](Self::outcome) given the legal moves of the side to move (as
+    /// [`generate_legal`](Self::generate_legal) writes them), without generating them again.
+    pub fn outcome_given(&self, legal: &[Move]) -> Option<Outcome> {
+        self.goal_outcome().or_else(|| match legal.is_empty() {
+            true => Some(self.outcome_without_moves()),
+            false => self.outcome_with_moves(),
+        })
+    }
+
+    /// A move of `legal` (the legal moves here) that forces a win within `plies` plies: one
+    /// that [wins at once](Self::wins_at_once) (`plies` 1 or more), else, with `plies` 3 or
+    /// more, a check after which every reply leaves such a move within `plies - 2` (only
+    /// checks are tried: a quiet move that threatens a mate is not seen). A game ending on the
+    /// way by repetition or the ply limit is no win. `None` proves nothing. The position is
+    /// unchanged on return.
+    pub fn forced_win(&mut self, legal: &[Move], plies: u32) -> Option<Move> {
+        if plies == 0 {
+            return None;
+        }
+        if let Some(&m) = legal.iter().find(|&&m| self.wins_at_once(m)) {
+            return Some(m);
+        }
+        if plies < 3 {
+            return None;
+        }
+        let mut buffers = (Vec::new(), Vec::new());
+        legal
+            .iter()
+            .copied()
+            .find(|&m| self.check_forces_win(m, plies, &mut buffers))
+    }
+
+    /// Whether `m` is a check after which every reply leaves a win within `plies - 2` plies
+    /// (`buffers`: scratch for the replies and the moves after them).
+    fn check_forces_win(
+        &mut self,
+        m: Move,
+        plies: u32,
+        (replies, ours): &mut (Vec<Move>, Vec<Move>),
+    ) -> bool {
+        let us = self.side;
+        self.make_move(m);
+        let mut wins = false;
+        if self.in_check() {
+            self.generate_legal(replies);
+            // No reply: a mate, which `wins_at_once` saw. A game over now is no win.
+            if !replies.is_empty() && self.outcome_given(replies).is_none() {
+                wins = true;
+                for &r in replies.iter() {
+                    self.make_move(r);
+                    self.generate_legal(ours);
+                    let ok = match self.outcome_given(ours) {
+                        Some(o) => o.winner == Some(us),
+                        None => {
+                            let after = std::mem::take(ours);
+                            let ok = self.forced_win(&after, plies - 2).is_some();
+                            *ours = after;
+                            ok
+                        }
+                    };
+                    self.unmake_move();
+                    if !ok {
+                        wins = false;
+                        break;
+                    }
+                }
+            }
+        }
+        self.unmake_move();
+        wins
+    }
+
+    /// Whether `m`, a legal move here, forces a win within `plies` plies (see
+    /// [`forced_win`](Self::forced_win)).
+    pub fn forces_win(&mut self, m: Move, plies: u32) -> bool {
+        plies > 0
+            && (self.wins_at_once(m)
+                || (plies >= 3 && self.check_forces_win(m, plies, &mut (Vec::new(), Vec::new()))))
     }
 
     /// The bare-pieces and n-in-a-row rules. A side with at most `bare_pieces` pieces loses

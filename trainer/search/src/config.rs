@@ -75,6 +75,13 @@ pub struct SearchConfig {
     /// back, from every child but the most visited, the forced visits its PUCT score did not
     /// earn, and drops children left with one visit.
     pub forced_playouts: f32,
+    /// dlshogi's mate check at new leaves: a leaf whose side to move forces a win within this
+    /// many plies is scored a win without the network, and a root with such a move plays it
+    /// without searching (its policy target: those moves alone; immediate wins first). 1: a
+    /// move that wins at once (a mate, or a goal of the variant such as a royal capture); 3,
+    /// 5...: also checks after which every reply allows such a win within two plies fewer.
+    /// 0: off.
+    pub mate_plies: u32,
 }
 
 impl Default for SearchConfig {
@@ -96,6 +103,7 @@ impl Default for SearchConfig {
             gumbel_c_scale: 1.0,
             reuse_tree: true,
             forced_playouts: 0.0,
+            mate_plies: 0,
         }
     }
 }

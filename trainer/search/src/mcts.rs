@@ -50,6 +50,9 @@ pub struct SearchResult {
     pub q: Vec<f32>,
     /// The network's prior of each child (its policy over `moves`, before any root noise).
     pub prior: Vec<f32>,
+    /// `best` forces a win (`search.mate_plies`): the search stopped there, the policy target
+    /// holds the winning moves alone and the root value is a win.
+    pub forced_win: bool,
 }
 
 /// One game's search tree and search state.
@@ -94,6 +97,9 @@ pub struct Search {
     parts: Box<dyn Parts>,
     /// Leaves of [`Search::select_batch`] waiting for [`Search::expand_batch`].
     batch: Batch,
+    /// `[root edges]` the root moves that force a win (`mate_plies`), found when the root is
+    /// prepared; a search with any is over.
+    root_wins: Vec<usize>,
 }
 
 /// The leaves of one batched descent: their paths and legal moves back to back.
@@ -164,6 +170,7 @@ impl Search {
             leaf_moves: Vec::with_capacity(256),
             parts: parts_for(config.algorithm),
             batch: Batch::default(),
+            root_wins: Vec::new(),
             config,
         }
     }
@@ -273,9 +280,22 @@ impl Search {
                 }
                 NodeState::Unexpanded => {
                     self.pos.generate_legal(&mut self.leaf_moves);
-                    if fresh && self.maybe_terminal() {
-                        if let Some(o) = self.pos.outcome() {
-                            let v = o.score_for(self.pos.side_to_move()) as f32;
+                    if fresh {
+                        let mut score = None;
+                        if self.maybe_terminal() {
+                            score = self
+                                .pos
+                                .outcome()
+                                .map(|o| o.score_for(self.pos.side_to_move()) as f32);
+                        }
+                        let plies = self.config.mate_plies;
+                        if score.is_none()
+                            && plies > 0
+                            && self.pos.forced_win(&self.leaf_moves, plies).is_some()
+                        {
+                            score = Some(1.0);
+                        }
+                        if let Some(v) = score {
                             let c = child as usize;
                             self.tree.state[c] = NodeState::Terminal;
                             self.tree.raw_value[c] = v;
@@ -417,7 +437,14 @@ impl Search {
         if !self.started {
             return true;
         }
-        self.root_ready && (self.spent() >= self.budget || self.tree.num_edges[0] <= 1)
+        self.root_ready
+            && (self.spent() >= self.budget || self.tree.num_edges[0] <= 1 || self.forced_win())
+    }
+
+    /// Whether the current search found a root move that forces a win (`mate_plies`): it is
+    /// over, and another start would find the same.
+    pub fn forced_win(&self) -> bool {
+        self.root_ready && !self.root_wins.is_empty()
     }
 
     /// The root statistics, training target and chosen move.
@@ -443,7 +470,22 @@ impl Search {
             mean_value: t.value_sum[0] / n,
             mean_wdl: [w[0] / n, w[1] / n, w[2] / n],
         };
-        let out = self.parts.output(self.ctx(), &stats, self.root_ready);
+        let mut out = self.parts.output(self.ctx(), &stats, self.root_ready);
+        let forced_win = self.forced_win();
+        if forced_win {
+            // Every winning move shares the target; the most likely one by the network is played.
+            let first = range.start;
+            let share = 1.0 / self.root_wins.len() as f32;
+            out.policy_target.iter_mut().for_each(|p| *p = 0.0);
+            for &e in &self.root_wins {
+                out.policy_target[e - first] = share;
+            }
+            let best = self.root_wins.iter().copied();
+            let best = best.max_by(|&a, &b| t.prior[a].total_cmp(&t.prior[b]));
+            out.best = t.mv[best.expect("a winning move")];
+            out.root_value = 1.0;
+            out.root_wdl = [1.0, 0.0, 0.0];
+        }
         SearchResult {
             moves: t.mv[range.clone()].to_vec(),
             visits: t.edge_visits[range.clone()].to_vec(),
@@ -453,6 +495,7 @@ impl Search {
             root_value: out.root_value,
             root_wdl: out.root_wdl,
             q: stats.q,
+            forced_win,
         }
     }
 
@@ -513,6 +556,7 @@ impl Search {
         self.started = false;
         self.root_ready = false;
         self.parts.clear();
+        self.root_wins.clear();
     }
 
     // ---- internals ----
@@ -608,8 +652,27 @@ impl Search {
         }
     }
 
-    /// Root state for the current search (noise, and the algorithm's own root state).
+    /// Root state for the current search (noise, and the algorithm's own root state), and
+    /// the root moves that win at once. The working position is at the root.
     fn init_root(&mut self) {
+        self.root_wins.clear();
+        let plies = self.config.mate_plies;
+        if plies > 0 {
+            // Immediate wins first, then the longer forced ones.
+            let edges = self.tree.edges(0);
+            for e in edges.clone() {
+                if self.pos.wins_at_once(self.tree.mv[e]) {
+                    self.root_wins.push(e);
+                }
+            }
+            if self.root_wins.is_empty() && plies >= 3 {
+                for e in edges {
+                    if self.pos.forces_win(self.tree.mv[e], plies) {
+                        self.root_wins.push(e);
+                    }
+                }
+            }
+        }
         let cx = Ctx {
             tree: &self.tree,
             config: &self.config,
@@ -721,10 +784,11 @@ pub fn sample_policy(result: &SearchResult, temperature: f32, rng_u01: f32) -> M
 }
 
 /// Samples `result.moves` with probability proportional to `weights^(1 / temperature)`
-/// (zero weights never); `result.best` at temperature 0 or without a positive weight.
+/// (zero weights never); `result.best` at temperature 0, without a positive weight, or when
+/// it wins at once.
 fn sample_weighted(result: &SearchResult, weights: &[f64], temperature: f32, rng_u01: f32) -> Move {
     let wmax = weights.iter().copied().fold(0.0, f64::max);
-    if temperature <= 0.0 || wmax <= 0.0 || !wmax.is_finite() {
+    if temperature <= 0.0 || wmax <= 0.0 || !wmax.is_finite() || result.forced_win {
         return result.best;
     }
     let inv_t = 1.0 / temperature as f64;

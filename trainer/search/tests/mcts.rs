@@ -653,3 +653,111 @@ fn forced_playouts_visit_every_root_child_and_the_target_takes_them_back() {
         (rb.visits, rb.policy_target, rb.best)
     );
 }
+
+/// `search.mate_plies` 1.
+fn mate_config(algorithm: Algorithm, simulations: u32) -> SearchConfig {
+    SearchConfig {
+        mate_plies: 1,
+        ..config(algorithm, simulations)
+    }
+}
+
+#[test]
+fn the_mate_check_plays_a_winning_root_move_at_once() {
+    // G*1b mates gote's cornered king (the pawn on 1c guards the gold); no other move wins.
+    let root = pos("4k/5/4P/5/K4 b G 1");
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let mut s = Search::new(mate_config(algorithm, 200), root.clone(), 1);
+        let (r, evals) = run(&mut s, 200, true, uniform);
+        assert_eq!(evals, 1, "{algorithm:?}: the root's evaluation alone");
+        assert_eq!(s.root_visits(), 1, "{algorithm:?}: no simulation");
+        assert!(r.forced_win);
+        assert_eq!(root.move_to_usi(r.best), "G*1b");
+        let i = r.moves.iter().position(|&m| m == r.best).unwrap();
+        for (j, &p) in r.policy_target.iter().enumerate() {
+            assert_eq!(p, if j == i { 1.0 } else { 0.0 }, "{algorithm:?}");
+        }
+        assert_eq!((r.root_value, r.root_wdl), (1.0, [1.0, 0.0, 0.0]));
+        // Sampled openings play it too.
+        for u in [0.0, 0.5, 0.99] {
+            assert_eq!(sample_policy(&r, 1.0, u), r.best);
+            assert_eq!(sample_move(&r, 1.0, u), r.best);
+        }
+        // Another start finds the same at once.
+        let (again, evals) = run(&mut s, 200, false, uniform);
+        assert_eq!((again.best, evals), (r.best, 0));
+        // Without the check the search runs its budget.
+        let mut s = Search::new(config(algorithm, 200), root.clone(), 1);
+        let (r, _) = run(&mut s, 200, true, uniform);
+        assert!(!r.forced_win && s.root_visits() > 200, "{algorithm:?}");
+    }
+}
+
+#[test]
+fn the_mate_check_scores_leaves_without_the_network() {
+    // Gote threatens G*5d (its pawn on 5c guards the gold) against sente's cornered king;
+    // some sente moves leave that mate on, others do not.
+    let root = pos("k4/5/p4/5/K3R b g 1");
+    let threatened = |m: Move| {
+        let mut p = root.clone();
+        p.make_move(m);
+        let replies = p.legal_moves();
+        replies.into_iter().any(|r| p.wins_at_once(r))
+    };
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let mut s = Search::new(mate_config(algorithm, 400), root.clone(), 3);
+        let (r, _) = run(&mut s, 400, false, uniform);
+        let mut seen = [0; 2];
+        for (i, &m) in r.moves.iter().enumerate() {
+            if r.visits[i] > 0 {
+                let t = threatened(m);
+                seen[t as usize] += 1;
+                // Under an even evaluator only the mate makes every visit a loss.
+                assert_eq!(r.q[i] == -1.0, t, "{algorithm:?} {}", root.move_to_usi(m));
+            }
+        }
+        assert!(seen[0] > 0 && seen[1] > 0, "{algorithm:?}: {seen:?}");
+        // Without the check the network scores those leaves, an even value.
+        let mut s = Search::new(config(algorithm, 400), root.clone(), 3);
+        let (r, _) = run(&mut s, 400, false, uniform);
+        assert!(r.q.iter().all(|&q| q > -1.0), "{algorithm:?}: {:?}", r.q);
+    }
+}
+
+#[test]
+fn a_mate_in_three_is_played_at_once() {
+    // The first position of a seeded random game with a forced win in three plies and none
+    // in one (the rules' tests check such wins against a full-width search).
+    let v = minishogi();
+    let mut rng = rules::SplitMix64(5);
+    let root = 'found: loop {
+        let mut p = Position::start(v.clone());
+        for _ in 0..60 {
+            if p.outcome().is_some() {
+                break;
+            }
+            let legal = p.legal_moves();
+            if p.forced_win(&legal, 1).is_none() && p.forced_win(&legal, 3).is_some() {
+                break 'found p;
+            }
+            p.make_move(legal[rng.below(legal.len())]);
+        }
+    };
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let three = SearchConfig {
+            mate_plies: 3,
+            ..config(algorithm, 100)
+        };
+        let mut s = Search::new(three, root.clone(), 1);
+        let (r, evals) = run(&mut s, 100, true, uniform);
+        assert!(r.forced_win && evals == 1, "{algorithm:?}");
+        let mut p = root.clone();
+        assert!(p.forces_win(r.best, 3), "{algorithm:?} {}", root.to_sfen());
+        p.make_move(r.best);
+        assert!(p.in_check(), "{algorithm:?}: a check first");
+        // Within one ply there is nothing to find: the search runs.
+        let mut s = Search::new(mate_config(algorithm, 100), root.clone(), 1);
+        let (r, _) = run(&mut s, 100, true, uniform);
+        assert!(!r.forced_win && s.root_visits() > 100, "{algorithm:?}");
+    }
+}

@@ -59,7 +59,9 @@ use crate::opening::parse_game_line;
 use crate::variant::load_variant;
 use encoding::{Device, Encoder};
 use go::{parse_go, resolve_limits, GoParams};
-use options::{Options, DEFAULT_HASH_MIB, DEFAULT_MINIBATCH, DEFAULT_SIMULATIONS};
+use options::{
+    Options, DEFAULT_HASH_MIB, DEFAULT_MATE_PLIES, DEFAULT_MINIBATCH, DEFAULT_SIMULATIONS,
+};
 use rules::{Position, Variant};
 use search::{Algorithm, Evaluator, Search, SearchConfig, UniformEvaluator};
 use std::io::BufRead;
@@ -176,6 +178,7 @@ impl UsiEngine {
                 ponder: false,
                 minibatch: DEFAULT_MINIBATCH,
                 reuse_tree: false,
+                mate_plies: DEFAULT_MATE_PLIES,
             },
             search: None,
             kept: None,
@@ -392,6 +395,7 @@ impl UsiEngine {
             config: SearchConfig {
                 algorithm: self.opts.algorithm,
                 reuse_tree: self.opts.reuse_tree,
+                mate_plies: self.opts.mate_plies,
                 ..SearchConfig::default()
             },
             base_simulations: self.opts.simulations.max(1),
@@ -660,6 +664,41 @@ mod tests {
         e.handle("go");
         e.wait();
         assert_eq!(reused(&take(&lines)), None);
+    }
+
+    #[test]
+    fn mate_plies_plays_a_mate_without_searching() {
+        let (mut e, lines) = engine("minishogi");
+        // G*1b mates gote's cornered king (see the search's tests).
+        e.handle("position sfen 4k/5/4P/5/K4 b G 1");
+        e.handle("setoption name MatePlies value 1");
+        for go in [
+            "go nodes 300",
+            "go movetime 50",
+            "go btime 1000 wtime 1000 byoyomi 100",
+        ] {
+            e.handle(go);
+            e.wait();
+            let got = take(&lines);
+            assert_eq!(bestmoves(&got), ["bestmove G*1b"], "{go}: {got:?}");
+            assert!(got
+                .iter()
+                .any(|l| l.contains(" nodes 0 ") && l.contains("score mate 1")));
+        }
+        // An infinite search still waits for `stop`.
+        e.handle("go infinite");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(bestmoves(&take(&lines)).is_empty());
+        e.handle("stop");
+        assert_eq!(bestmoves(&take(&lines)), ["bestmove G*1b"]);
+        // Off: the search spends its budget (and finds the mate by searching).
+        e.handle("setoption name MatePlies value 0");
+        e.handle("go nodes 300");
+        e.wait();
+        let got = take(&lines);
+        assert!(got.iter().any(|l| l.contains(" nodes 300 ")), "{got:?}");
+        assert!(e.handle("setoption name MatePlies value 8"));
+        assert!(take(&lines)[0].starts_with("info string error: "));
     }
 
     fn bestmoves(lines: &[String]) -> Vec<&String> {

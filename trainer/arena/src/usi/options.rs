@@ -18,6 +18,10 @@ pub(super) const DEFAULT_HASH_MIB: u32 = 1024;
 pub(super) const DEFAULT_MINIBATCH: u32 = 16;
 /// Upper bound of the `MinibatchSize` option.
 const MAX_MINIBATCH: u32 = 1024;
+/// Default of the `MatePlies` option.
+pub(super) const DEFAULT_MATE_PLIES: u32 = 0;
+/// Upper bound of the `MatePlies` option (each two plies more multiply the cost of a leaf).
+const MAX_MATE_PLIES: u32 = 7;
 /// Upper bound of the `USI_Hash` option (MiB).
 const MAX_HASH_MIB: u32 = 1 << 20;
 
@@ -38,6 +42,9 @@ pub(super) struct Options {
     /// `ReuseTree`: search the next position of the same game on the subtree the last
     /// search left there.
     pub(super) reuse_tree: bool,
+    /// `MatePlies`: leaves whose side to move forces a win within this many plies are scored
+    /// without the network, and such a move at the root is played at once (0: off).
+    pub(super) mate_plies: u32,
 }
 
 impl UsiEngine {
@@ -87,6 +94,10 @@ impl UsiEngine {
         self.out.send(&format!(
             "option name ReuseTree type check default {}",
             self.opts.reuse_tree
+        ));
+        self.out.send(&format!(
+            "option name MatePlies type spin default {} min 0 max {MAX_MATE_PLIES}",
+            self.opts.mate_plies
         ));
         self.out.send(&format!(
             "option name USI_Hash type spin default {} min 1 max {MAX_HASH_MIB}",
@@ -180,6 +191,7 @@ impl UsiEngine {
             "usi_hash" => self.opts.hash_mib = parse_spin(&need(value)?, 1, MAX_HASH_MIB)?,
             "usi_ponder" => self.opts.ponder = parse_check("USI_Ponder", &need(value)?)?,
             "reusetree" => self.opts.reuse_tree = parse_check("ReuseTree", &need(value)?)?,
+            "mateplies" => self.opts.mate_plies = parse_spin(&need(value)?, 0, MAX_MATE_PLIES)?,
             _ => return Err(ArenaError::UnknownOption(name)),
         }
         Ok(())
