@@ -121,6 +121,7 @@ fn the_default_run_is_configured_as_the_readme_says() {
     for said in [
         "runs `trainer run --config configs/runs/default.toml`: minishogi with a small network (`b4c32`) and Gumbel search",
         "the first 8 plies of each game sampled from its improved policy",
+        "leaves with a move that wins at once scored without the network, `search.mate_plies = 1`",
         "stopping by itself after 19 minutes (`max_minutes`)",
         "two self-play threads",
         "no faster than four draws per new sample (`sample_reuse`)",
@@ -141,6 +142,7 @@ fn the_default_run_is_configured_as_the_readme_says() {
     assert_eq!(c.search.algorithm, Algorithm::Gumbel);
     assert_eq!(c.selfplay.gumbel_sample_plies, 8);
     assert_eq!(c.selfplay.gumbel_temperature, 1.0);
+    assert_eq!(c.search.mate_plies, 1);
     // It stops on its time budget: 19 minutes come long before its generations.
     assert_eq!(c.max_minutes, 19.0);
     assert_eq!(c.budget_seconds(), Some(19.0 * 60.0));
@@ -462,7 +464,7 @@ fn usi_hash_ponder_and_minibatch_defaults() {
     assert!(readme.contains("`USI_Ponder` (default off)"));
     assert!(readme.contains("`MinibatchSize` (default 16)"));
     assert!(readme.contains("`ReuseTree` (default off)"));
-    assert!(readme.contains("`MatePlies` (default 0, off)"));
+    assert!(readme.contains("`MatePlies` (default 1)"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
         .args(["usi", "--variant", "minishogi"])
         .stdin(Stdio::piped())
@@ -501,7 +503,7 @@ fn usi_hash_ponder_and_minibatch_defaults() {
     );
     assert_eq!(
         option("MatePlies"),
-        "option name MatePlies type spin default 0 min 0 max 7"
+        "option name MatePlies type spin default 1 min 0 max 7"
     );
 }
 

@@ -19,7 +19,7 @@ pub(super) const DEFAULT_MINIBATCH: u32 = 16;
 /// Upper bound of the `MinibatchSize` option.
 const MAX_MINIBATCH: u32 = 1024;
 /// Default of the `MatePlies` option.
-pub(super) const DEFAULT_MATE_PLIES: u32 = 0;
+pub(super) const DEFAULT_MATE_PLIES: u32 = 1;
 /// Upper bound of the `MatePlies` option (each two plies more multiply the cost of a leaf).
 const MAX_MATE_PLIES: u32 = 7;
 /// Upper bound of the `USI_Hash` option (MiB).
