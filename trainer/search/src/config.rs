@@ -25,6 +25,9 @@ impl SearchError {
     }
 }
 
+/// Largest `mate_plies`: every two plies more multiply the cost of a leaf's check.
+pub const MAX_MATE_PLIES: u32 = 7;
+
 /// Which tree search runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -185,6 +188,12 @@ impl SearchConfig {
                 format!("must be at least 0, got {}", self.gumbel_c_scale),
             ));
         }
+        if self.mate_plies > MAX_MATE_PLIES {
+            return Err(SearchError::config(
+                "mate_plies",
+                format!("must be at most {MAX_MATE_PLIES}, got {}", self.mate_plies),
+            ));
+        }
         if self.forced_playouts < 0.0 {
             return Err(SearchError::config(
                 "forced_playouts",
@@ -221,6 +230,14 @@ mod tests {
 
     #[test]
     fn validate_names_the_key() {
+        let c = SearchConfig {
+            mate_plies: 8,
+            ..Default::default()
+        };
+        assert_eq!(
+            c.validate().unwrap_err().to_string(),
+            "search.mate_plies: must be at most 7, got 8"
+        );
         let c = SearchConfig {
             simulations: 0,
             ..Default::default()

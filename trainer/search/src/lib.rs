@@ -14,6 +14,6 @@ mod parts;
 mod rng;
 mod tree;
 
-pub use config::{Algorithm, SearchConfig, SearchError};
+pub use config::{Algorithm, SearchConfig, SearchError, MAX_MATE_PLIES};
 pub use evaluator::{Evaluation, Evaluator, EvaluatorError, Request, Ticket, UniformEvaluator};
 pub use mcts::{sample_move, sample_policy, Search, SearchResult};

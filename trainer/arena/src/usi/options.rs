@@ -5,7 +5,7 @@ use crate::error::ArenaError;
 use crate::variant::load_variant;
 use encoding::{Device, Encoder};
 use rules::{Position, VariantSpec};
-use search::Algorithm;
+use search::{Algorithm, MAX_MATE_PLIES};
 use std::sync::Arc;
 
 /// Default of the `Simulations` option.
@@ -20,8 +20,6 @@ pub(super) const DEFAULT_MINIBATCH: u32 = 16;
 const MAX_MINIBATCH: u32 = 1024;
 /// Default of the `MatePlies` option.
 pub(super) const DEFAULT_MATE_PLIES: u32 = 1;
-/// Upper bound of the `MatePlies` option (each two plies more multiply the cost of a leaf).
-const MAX_MATE_PLIES: u32 = 7;
 /// Upper bound of the `USI_Hash` option (MiB).
 const MAX_HASH_MIB: u32 = 1 << 20;
 
