@@ -653,7 +653,7 @@ impl Search {
     }
 
     /// Root state for the current search (noise, and the algorithm's own root state), and
-    /// the root moves that win at once. The working position is at the root.
+    /// the root moves that force a win. The working position is at the root.
     fn init_root(&mut self) {
         self.root_wins.clear();
         let plies = self.config.mate_plies;
@@ -785,7 +785,7 @@ pub fn sample_policy(result: &SearchResult, temperature: f32, rng_u01: f32) -> M
 
 /// Samples `result.moves` with probability proportional to `weights^(1 / temperature)`
 /// (zero weights never); `result.best` at temperature 0, without a positive weight, or when
-/// it wins at once.
+/// it forces a win.
 fn sample_weighted(result: &SearchResult, weights: &[f64], temperature: f32, rng_u01: f32) -> Move {
     let wmax = weights.iter().copied().fold(0.0, f64::max);
     if temperature <= 0.0 || wmax <= 0.0 || !wmax.is_finite() || result.forced_win {
