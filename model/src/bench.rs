@@ -36,6 +36,7 @@ pub fn train_rate(t: &mut Trainer, batch: usize, seconds: f64) -> f64 {
         policy: Tensor::rand([batch as i64, s.policy_len() as i64], (Kind::Float, d))
             .softmax(-1, Kind::Float),
         wdl: Tensor::rand([batch as i64, 3], (Kind::Float, d)).softmax(-1, Kind::Float),
+        opponent: None,
     };
     rate(seconds, || {
         t.train_step(&b);

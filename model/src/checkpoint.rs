@@ -4,7 +4,7 @@
 use crate::config::{ModelConfig, TrainConfig};
 use crate::device::TorchDevice;
 use crate::error::{io_err, ModelError, Result};
-use crate::net::{NetShape, Network, SOFT_POLICY_PREFIX};
+use crate::net::{NetShape, Network, OPPONENT_POLICY_PREFIX, SOFT_POLICY_PREFIX};
 use crate::optim::{Ema, Optimizer};
 use crate::train::{SplitMix, Trainer};
 use crate::{Device, DeviceExt};
@@ -506,20 +506,26 @@ fn load_stem(
     let mut vs = VarStore::new(device.torch());
     let mut net = Network::new(&vs.root(), &state.meta.model, state.meta.shape());
     let wp = dir.join(format!("{stem}.safetensors"));
-    // The soft-policy output is trained (and saved) only by runs that asked for it; its
-    // optimizer state is in the checkpoint then, so it cannot be added to a resumed run.
-    let trained_soft = tensor_names(&wp)?
-        .iter()
-        .any(|n| n.starts_with(SOFT_POLICY_PREFIX));
-    if trained_soft {
+    // The training-only outputs are trained (and saved) only by runs that asked for them;
+    // their optimizer state is in the checkpoint then, so they cannot be added to a resumed run.
+    let names = tensor_names(&wp)?;
+    let trained = |prefix: &str| names.iter().any(|n| n.starts_with(prefix));
+    let refuse = |output: &str, key: &str| ModelError::Checkpoint {
+        path: wp.display().to_string(),
+        reason: format!(
+            "this run was trained without the {output} output; \
+             training.{key} > 0 cannot be turned on when resuming it"
+        ),
+    };
+    if trained(SOFT_POLICY_PREFIX) {
         net.add_soft_policy(&vs.root());
     } else if cfg.soft_policy_weight > 0.0 {
-        return Err(ModelError::Checkpoint {
-            path: wp.display().to_string(),
-            reason: "this run was trained without the soft-policy output; \
-                     training.soft_policy_weight > 0 cannot be turned on when resuming it"
-                .into(),
-        });
+        return Err(refuse("soft-policy", "soft_policy_weight"));
+    }
+    if trained(OPPONENT_POLICY_PREFIX) {
+        net.add_opponent_policy(&vs.root());
+    } else if cfg.opponent_policy_weight > 0.0 {
+        return Err(refuse("opponent-reply", "opponent_policy_weight"));
     }
     load_weights(&mut vs, &wp)?;
     let mut opt = Optimizer::new(cfg.optimizer.clone(), &vs);

@@ -203,6 +203,12 @@ pub struct TrainConfig {
     pub soft_policy_weight: f64,
     /// The soft target's temperature, at least 1 (KataGo's 4).
     pub soft_policy_temperature: f64,
+    /// Weight of KataGo's auxiliary opponent-reply loss (0, the default: off; KataGo uses
+    /// 0.15): a second policy output learns the opponent's answer to the position's move (the
+    /// next position's search target where it was recorded, else the move played there). Like
+    /// the soft policy it shapes the trunk only: published networks do not carry it, and a run
+    /// that trained without it cannot turn it on when resumed.
+    pub opponent_policy_weight: f64,
 }
 
 impl Default for TrainConfig {
@@ -227,6 +233,7 @@ impl Default for TrainConfig {
             ema_decay: 0.0,
             soft_policy_weight: 0.0,
             soft_policy_temperature: 4.0,
+            opponent_policy_weight: 0.0,
         }
     }
 }
@@ -326,6 +333,15 @@ impl TrainConfig {
             return bad(
                 "soft_policy_weight",
                 format!("{} is outside [0, 100] (0: off)", self.soft_policy_weight),
+            );
+        }
+        if !(0.0..=100.0).contains(&self.opponent_policy_weight) {
+            return bad(
+                "opponent_policy_weight",
+                format!(
+                    "{} is outside [0, 100] (0: off)",
+                    self.opponent_policy_weight
+                ),
             );
         }
         if !(1.0..=100.0).contains(&self.soft_policy_temperature) {

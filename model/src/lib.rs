@@ -27,7 +27,7 @@ pub use device::{deserialize_device, parse_device, Device, DeviceError, DeviceEx
 pub use error::{ModelError, Result};
 pub use evaluator::{inference_kind, open_evaluator, NetEvaluator};
 pub use export::{export_onnx, export_torchscript, trace};
-pub use net::{InferenceNet, NetShape, Network};
+pub use net::{is_training_only, InferenceNet, NetShape, Network, TrainOutputs};
 pub use optim::{decays, grad_norm, Ema, Optimizer, StateError};
 pub use train::{Batch, SplitMix, StepStats, Trainer};
 
@@ -47,9 +47,9 @@ pub fn threads() -> usize {
 pub fn init_from_model(t: &mut Trainer, path: &std::path::Path) -> Result<()> {
     let (vs, _, _) = load_model(path, t.device)?;
     let from = vs.variables();
-    // A training-only soft-policy output (never in a model file) keeps its initialisation.
+    // A training-only output (never in a model file) keeps its initialisation.
     for (name, mut dst) in t.vs.variables() {
-        if name.starts_with(net::SOFT_POLICY_PREFIX) {
+        if net::is_training_only(&name) {
             continue;
         }
         let src = from.get(&name).ok_or_else(|| ModelError::Checkpoint {

@@ -149,11 +149,38 @@ pub struct Network {
     value_fc2: nn::Linear,
     /// The auxiliary soft-policy output (training only, see [`Network::add_soft_policy`]).
     soft_policy: Option<nn::Conv2D>,
+    /// The auxiliary opponent-reply output (training only, see
+    /// [`Network::add_opponent_policy`]).
+    opponent_policy: Option<nn::Conv2D>,
 }
 
 /// Name prefix of the soft-policy output's variables: training checkpoints carry them,
 /// published networks do not.
 pub const SOFT_POLICY_PREFIX: &str = "policy_soft.";
+
+/// Name prefix of the opponent-reply output's variables (training only, as the soft policy's).
+pub const OPPONENT_POLICY_PREFIX: &str = "policy_opponent.";
+
+/// Whether the variable `name` belongs to a training-only output (the soft-policy or the
+/// opponent-reply output): checkpoints carry them, published networks and model files do not.
+pub fn is_training_only(name: &str) -> bool {
+    name.starts_with(SOFT_POLICY_PREFIX) || name.starts_with(OPPONENT_POLICY_PREFIX)
+}
+
+/// What a training forward pass computes: the inference outputs, plus the training-only
+/// outputs the network has.
+#[derive(Debug)]
+pub struct TrainOutputs {
+    /// Policy logits `[B, policy_len]`.
+    pub policy: Tensor,
+    /// WDL logits `[B, 3]`.
+    pub wdl: Tensor,
+    /// Soft-policy logits `[B, policy_len]`, with that output.
+    pub soft: Option<Tensor>,
+    /// Logits of the opponent's reply `[B, policy_len]` (indexed in the position after the
+    /// move, where the opponent is to move), with that output.
+    pub opponent: Option<Tensor>,
+}
 
 impl Network {
     /// Creates the network's variables under `root` (random initialisation).
@@ -196,6 +223,7 @@ impl Network {
                 Default::default(),
             ),
             soft_policy: None,
+            opponent_policy: None,
         }
     }
 
@@ -220,6 +248,28 @@ impl Network {
         self.soft_policy.is_some()
     }
 
+    /// Adds KataGo's auxiliary opponent-reply output under `root`: a 1x1 convolution beside
+    /// the policy head's last one that predicts the move the opponent answers with, indexed as
+    /// the policy of the position after the move. Inference never computes it. Call before
+    /// the optimizer is built.
+    pub fn add_opponent_policy(&mut self, root: &nn::Path) {
+        if self.opponent_policy.is_none() {
+            let p = root / OPPONENT_POLICY_PREFIX.trim_end_matches('.');
+            self.opponent_policy = Some(conv(
+                &p / "conv",
+                self.config.policy_channels,
+                self.shape.policy_planes,
+                1,
+                true,
+            ));
+        }
+    }
+
+    /// Whether the network has the opponent-reply output.
+    pub fn has_opponent_policy(&self) -> bool {
+        self.opponent_policy.is_some()
+    }
+
     /// Forward pass: `[B, planes, ranks, files]` -> (policy logits `[B, policy_len]`, WDL logits
     /// `[B, 3]`). `train` selects batch statistics (training) or running statistics (inference).
     pub fn forward_t(&self, x: &Tensor, train: bool) -> (Tensor, Tensor) {
@@ -229,18 +279,12 @@ impl Network {
     /// [`Network::forward_t`] with convolutions and linear layers computed in `compute` when
     /// given (bf16 or f16 mixed precision: f32 weights and batch norms); outputs in that kind.
     pub fn forward_in(&self, x: &Tensor, train: bool, compute: Option<Kind>) -> (Tensor, Tensor) {
-        let (p, v, _) = self.forward_heads(x, train, compute, false);
-        (p, v)
+        let o = self.forward_heads(x, train, compute, false);
+        (o.policy, o.wdl)
     }
 
-    /// [`Network::forward_in`] plus the soft-policy logits `[B, policy_len]` when the network
-    /// has that output (training).
-    pub fn forward_train(
-        &self,
-        x: &Tensor,
-        train: bool,
-        compute: Option<Kind>,
-    ) -> (Tensor, Tensor, Option<Tensor>) {
+    /// [`Network::forward_in`] plus the training-only outputs the network has (training).
+    pub fn forward_train(&self, x: &Tensor, train: bool, compute: Option<Kind>) -> TrainOutputs {
         self.forward_heads(x, train, compute, true)
     }
 
@@ -249,8 +293,8 @@ impl Network {
         x: &Tensor,
         train: bool,
         compute: Option<Kind>,
-        soft: bool,
-    ) -> (Tensor, Tensor, Option<Tensor>) {
+        aux: bool,
+    ) -> TrainOutputs {
         let k = compute;
         let mut h = bn_k(&conv_k(x, &self.input_conv, k), &self.input_bn, train, k).relu();
         for b in &self.tower {
@@ -263,10 +307,12 @@ impl Network {
             k,
         )
         .relu();
-        let soft = match &self.soft_policy {
-            Some(c) if soft => Some(conv_k(&p, c, k).flatten(1, -1)),
+        let aux_head = |head: &Option<nn::Conv2D>| match head {
+            Some(c) if aux => Some(conv_k(&p, c, k).flatten(1, -1)),
             _ => None,
         };
+        let soft = aux_head(&self.soft_policy);
+        let opponent = aux_head(&self.opponent_policy);
         let p = conv_k(&p, &self.policy_conv2, k).flatten(1, -1);
         let v = bn_k(&conv_k(&h, &self.value_conv, k), &self.value_bn, train, k).relu();
         let v = if self.config.global_pool {
@@ -275,7 +321,12 @@ impl Network {
             v.mean_dim(&[2i64, 3][..], false, v.kind())
         };
         let v = linear_k(&linear_k(&v, &self.value_fc1, k).relu(), &self.value_fc2, k);
-        (p, v, soft)
+        TrainOutputs {
+            policy: p,
+            wdl: v,
+            soft,
+            opponent,
+        }
     }
 
     /// Inference output as one tensor: policy logits then WDL probabilities, `[B, policy_len + 3]`

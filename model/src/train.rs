@@ -4,7 +4,7 @@
 use crate::config::{ModelConfig, TrainConfig};
 use crate::device::TorchDevice;
 use crate::error::{ModelError, Result};
-use crate::net::{NetShape, Network, SOFT_POLICY_PREFIX};
+use crate::net::{is_training_only, NetShape, Network, TrainOutputs};
 use crate::optim::{grad_norm, scale_grads, trainable, Ema, Optimizer};
 use crate::{Device, DeviceExt};
 use tch::{nn::VarStore, Kind, Tensor};
@@ -21,6 +21,9 @@ pub struct Batch {
     pub policy: Tensor,
     /// `[B, 3]` win/draw/loss targets for the side to move, rows sum to 1.
     pub wdl: Tensor,
+    /// `[B, policy_len]` targets of the opponent-reply output (rows sum to 1, or 0 where the
+    /// game ended with the move), when the batch carries them ([`Batch::with_opponent`]).
+    pub opponent: Option<Tensor>,
 }
 
 impl Batch {
@@ -62,6 +65,31 @@ impl Batch {
             wdl: Tensor::from_slice(wdl)
                 .view([n as i64, 3])
                 .to_device(device),
+            opponent: None,
+        })
+    }
+
+    /// The batch with the opponent-reply targets `replies` (flat row-major, `[B, policy_len]`).
+    pub fn with_opponent(self, replies: &[f32]) -> Result<Batch> {
+        let n = self.len();
+        let pl = self.policy.size()[1];
+        if replies.len() as i64 != n as i64 * pl {
+            return Err(ModelError::Checkpoint {
+                path: "<batch>".into(),
+                reason: format!(
+                    "{} opponent-reply floats for {n} samples of {pl} policy entries",
+                    replies.len()
+                ),
+            });
+        }
+        let device = self.policy.device();
+        Ok(Batch {
+            opponent: Some(
+                Tensor::from_slice(replies)
+                    .view([n as i64, pl])
+                    .to_device(device),
+            ),
+            ..self
         })
     }
 
@@ -87,6 +115,9 @@ pub struct StepStats {
     pub value_loss: f64,
     /// Cross-entropy of the soft-policy output against the softened target (0 without it).
     pub soft_policy_loss: f64,
+    /// Cross-entropy of the opponent-reply output against the opponent's answers (0 without
+    /// it or without targets in the batch).
+    pub opponent_policy_loss: f64,
     /// Gradient norm before clipping.
     pub grad_norm: f64,
     /// Learning rate used.
@@ -136,6 +167,9 @@ impl Trainer {
         let mut net = Network::new(&vs.root(), config, shape);
         if cfg.soft_policy_weight > 0.0 {
             net.add_soft_policy(&vs.root());
+        }
+        if cfg.opponent_policy_weight > 0.0 {
+            net.add_opponent_policy(&vs.root());
         }
         let opt = Optimizer::new(cfg.optimizer.clone(), &vs);
         let ema = (cfg.ema_decay > 0.0).then(|| Ema::new(cfg.ema_decay, &vs));
@@ -190,14 +224,14 @@ impl Trainer {
 
     /// The weights a published network carries, by name: the moving average of the trainable
     /// variables with the live batch-norm statistics when `cfg.ema_decay` > 0, else the live
-    /// variables; never the training-only soft-policy output.
+    /// variables; never the training-only outputs (soft policy, opponent reply).
     pub fn published_variables(&self) -> Vec<(String, Tensor)> {
         let all: Vec<(String, Tensor)> = match &self.ema {
             Some(e) => e.variables(&self.vs),
             None => self.vs.variables().into_iter().collect(),
         };
         all.into_iter()
-            .filter(|(name, _)| !name.starts_with(SOFT_POLICY_PREFIX))
+            .filter(|(name, _)| !is_training_only(name))
             .collect()
     }
 
@@ -236,7 +270,12 @@ impl Trainer {
         let amp = compute.is_some();
         // bf16 compute with f32 weights, done by hand: libtorch's autocast switch warns on
         // every call.
-        let (p, v, soft) = self.net.forward_train(&b.inputs, true, compute);
+        let TrainOutputs {
+            policy: p,
+            wdl: v,
+            soft,
+            opponent,
+        } = self.net.forward_train(&b.inputs, true, compute);
         let (pl, vl) = losses(&p.to_kind(Kind::Float), &v.to_kind(Kind::Float), b);
         let mut loss = &pl + &vl * self.cfg.value_loss_weight;
         let mut soft_loss = 0.0;
@@ -245,6 +284,16 @@ impl Trainer {
             let sl = cross_entropy(&target, &s.to_kind(Kind::Float));
             soft_loss = sl.double_value(&[]);
             loss += sl * self.cfg.soft_policy_weight;
+        }
+        let mut opponent_loss = 0.0;
+        if let (Some(o), Some(target)) = (
+            opponent.filter(|_| self.cfg.opponent_policy_weight > 0.0),
+            &b.opponent,
+        ) {
+            // Rows of zeros (the game ended with the move) add nothing.
+            let ol = cross_entropy(target, &o.to_kind(Kind::Float));
+            opponent_loss = ol.double_value(&[]);
+            loss += ol * self.cfg.opponent_policy_weight;
         }
         for (_, mut t) in trainable(&self.vs) {
             t.zero_grad();
@@ -260,6 +309,7 @@ impl Trainer {
             policy_loss: pl.double_value(&[]),
             value_loss: vl.double_value(&[]),
             soft_policy_loss: soft_loss,
+            opponent_policy_loss: opponent_loss,
             grad_norm: gn,
             lr,
             skipped: false,

@@ -72,8 +72,10 @@ fn soft_loss_is_the_cross_entropy_against_the_softened_target() {
     let mut t = Trainer::new(&tiny(), data.shape, on(8.0, 2.0), Device::Cpu, 5);
     assert!(t.net.has_soft_policy());
     // The step's forward pass, done beforehand (training mode, batch statistics).
-    let (p, v, s) = t.net.forward_train(&b.inputs, true, None);
-    let s = s.expect("soft logits");
+    let out = t.net.forward_train(&b.inputs, true, None);
+    let (p, v) = (out.policy, out.wdl);
+    let s = out.soft.expect("soft logits");
+    assert!(out.opponent.is_none());
     let log_soft = |row: i64| values(&s.get(row).log_softmax(-1, Kind::Double));
     let want_soft: f64 = soft
         .iter()

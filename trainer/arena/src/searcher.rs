@@ -58,7 +58,7 @@ impl Searcher {
             path: path.to_path_buf(),
             reason,
         })?;
-        // The model's own layout (generic or dlshogi), as recorded in its sidecar.
+        // The model's own layout (generic, attacks or dlshogi), as recorded in its sidecar.
         let encoder = Encoder::for_spec(variant.clone(), &meta.encoding).map_err(|reason| {
             ArenaError::Layout {
                 path: path.to_path_buf(),

@@ -60,7 +60,8 @@ enum Command {
         /// Print the network encoding of this variant (input planes, policy layout) instead.
         #[arg(long, value_name = "VARIANT")]
         explain: Option<String>,
-        /// The layout --explain describes: generic, or dlshogi (standard shogi only).
+        /// The layout --explain describes: generic, attacks (generic plus attack planes), or
+        /// dlshogi (standard shogi only).
         #[arg(long, default_value = "generic", requires = "explain")]
         encoding: encoding::EncodingLayout,
     },
@@ -135,8 +136,9 @@ enum Command {
         /// Initialisation seed.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Input and policy layout: generic (any variant), or dlshogi (standard shogi only; the
-        /// network exports with --format dlshogi-onnx for dlshogi and FukauraOu).
+        /// Input and policy layout: generic (any variant), attacks (generic plus what each
+        /// side's pieces attack, any variant), or dlshogi (standard shogi only; the network
+        /// exports with --format dlshogi-onnx for dlshogi and FukauraOu).
         #[arg(long, default_value = "generic")]
         encoding: encoding::EncodingLayout,
     },

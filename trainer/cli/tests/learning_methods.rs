@@ -1,7 +1,8 @@
 //! The learning methods a user turns on by config, end to end: a tiny run with the soft-policy
-//! output, progressive budgets and policy-surprise weighting all on completes; its model files
-//! hold no soft-policy tensor and load wherever a network is loaded; its shards record the
-//! policy surprise; its checkpoint keeps the soft-policy output.
+//! and opponent-reply outputs, progressive budgets, policy-surprise weighting, mirrored
+//! samples and the attack planes all on completes; its model files hold no training-only tensor and load wherever a network is
+//! loaded; its shards record the policy surprise; its checkpoint keeps both outputs; its
+//! metrics carry both outputs' losses.
 
 mod common;
 use common::{fresh_dir, text, trainer_within};
@@ -12,6 +13,7 @@ const CONFIG: &str = r#"
 name = "methods"
 variant = "minishogi"
 model = "b2c16"
+encoding = "attacks"
 seed = 3
 device = "cpu"
 generations = 3
@@ -31,11 +33,13 @@ progressive_generations = 2
 [training]
 batch_size = 32
 soft_policy_weight = 8.0
+opponent_policy_weight = 0.15
 
 [replay]
 min_window = 500
 max_window = 5000
 policy_surprise_weight = 0.5
+mirror = true
 
 [evaluation]
 games = 4
@@ -67,11 +71,17 @@ fn a_run_with_every_new_method_on_completes_and_its_files_load() {
         let m = run.join(format!("models/{g:06}.safetensors"));
         let names = model::tensor_names(&m).unwrap();
         assert!(
-            !names.iter().any(|n| n.starts_with("policy_soft")),
+            !names
+                .iter()
+                .any(|n| n.starts_with("policy_soft") || n.starts_with("policy_opponent")),
             "{}: {names:?}",
             m.display()
         );
         model::load_model(&m, model::Device::Cpu).unwrap();
+        let sidecar: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(m.with_extension("json")).unwrap())
+                .unwrap();
+        assert_eq!(sidecar["encoding"]["layout"], "attacks", "{}", m.display());
     }
     let last = run.join("models/000003.safetensors");
     let o = trainer_within(
@@ -95,10 +105,23 @@ fn a_run_with_every_new_method_on_completes_and_its_files_load() {
     let ck = run.join("checkpoint");
     let latest = std::fs::read_to_string(ck.join("LATEST")).unwrap();
     let names = model::tensor_names(&ck.join(format!("{}.safetensors", latest.trim()))).unwrap();
-    assert!(
-        names.iter().any(|n| n == "policy_soft.conv.weight"),
-        "{names:?}"
-    );
+    for head in ["policy_soft.conv.weight", "policy_opponent.conv.weight"] {
+        assert!(names.iter().any(|n| n == head), "{head}: {names:?}");
+    }
+    // Both outputs' losses are in the metrics, and positive.
+    let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+    for tag in ["train/soft_policy_loss", "train/opponent_policy_loss"] {
+        let values: Vec<f64> = metrics
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["tag"] == tag)
+            .filter_map(|v| v["value"].as_f64())
+            .collect();
+        assert!(
+            !values.is_empty() && values.iter().all(|&v| v > 0.0),
+            "{tag}: {values:?}"
+        );
+    }
     // The shards record each recorded position's surprise, some of them above 0.
     let mut recorded = 0;
     let mut surprised = 0;

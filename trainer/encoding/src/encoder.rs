@@ -23,6 +23,9 @@ pub enum EncodingLayout {
     Generic,
     /// dlshogi's: 62 + 57 input planes, 27 x 81 policy; 9x9 standard shogi only.
     Dlshogi,
+    /// The generic layout plus attack planes (any variant): per side, the squares its pieces
+    /// of each kind attack, and the squares attacked by at least 1, 2 and 3 of its pieces.
+    Attacks,
 }
 
 impl EncodingLayout {
@@ -31,6 +34,7 @@ impl EncodingLayout {
         match self {
             EncodingLayout::Generic => "generic",
             EncodingLayout::Dlshogi => "dlshogi",
+            EncodingLayout::Attacks => "attacks",
         }
     }
 }
@@ -47,8 +51,9 @@ impl std::str::FromStr for EncodingLayout {
         match s {
             "generic" => Ok(EncodingLayout::Generic),
             "dlshogi" => Ok(EncodingLayout::Dlshogi),
+            "attacks" => Ok(EncodingLayout::Attacks),
             _ => Err(format!(
-                "unknown encoding {s:?} (expected \"generic\" or \"dlshogi\")"
+                "unknown encoding {s:?} (expected \"generic\", \"attacks\" or \"dlshogi\")"
             )),
         }
     }
@@ -87,7 +92,15 @@ pub struct Encoder {
     type_of: Vec<u16>,
     /// Per hand index: the divisor of the hand-count planes.
     hand_scale: Vec<f32>,
+    /// Whether the attack planes follow the generic ones ([`EncodingLayout::Attacks`]).
+    attacks: bool,
+    /// `mirror[i]`: the policy index of the mirror image (files swapped) of the move at `i`,
+    /// when the variant's rules are mirror symmetric (generic and attacks layouts only).
+    mirror: Option<Vec<u32>>,
 }
+
+/// Attack-count planes per side in [`EncodingLayout::Attacks`]: attacked by at least 1, 2, 3.
+const ATTACK_COUNTS: usize = 3;
 
 /// Serializable description of an encoding, written into model sidecars so that a model is
 /// only ever used with the layout it was trained on.
@@ -179,6 +192,7 @@ impl Encoder {
         layout: EncodingLayout,
     ) -> Result<Encoder, EncodingError> {
         let mut enc = Encoder::new(variant);
+        enc.attacks = layout == EncodingLayout::Attacks;
         if layout == EncodingLayout::Dlshogi {
             let d = Dlshogi::new(&enc.variant).map_err(|reason| EncodingError {
                 layout,
@@ -186,6 +200,7 @@ impl Encoder {
                 reason,
             })?;
             enc.dlshogi = Some(Box::new(d));
+            enc.mirror = None;
         }
         Ok(enc)
     }
@@ -197,9 +212,10 @@ impl Encoder {
 
     /// The layout of this encoder.
     pub fn layout(&self) -> EncodingLayout {
-        match self.dlshogi {
-            Some(_) => EncodingLayout::Dlshogi,
-            None => EncodingLayout::Generic,
+        match (&self.dlshogi, self.attacks) {
+            (Some(_), _) => EncodingLayout::Dlshogi,
+            (None, true) => EncodingLayout::Attacks,
+            (None, false) => EncodingLayout::Generic,
         }
     }
 
@@ -245,6 +261,80 @@ impl Encoder {
             doubles,
             type_of,
             hand_scale,
+            attacks: false,
+            mirror: None,
+        }
+        .with_mirror()
+    }
+
+    /// Sets [`Encoder::mirror`] where the variant and its move types allow it.
+    fn with_mirror(mut self) -> Encoder {
+        if !self.variant.mirror_symmetric() {
+            return self;
+        }
+        let n = self.squares();
+        let types = self.move_types.len();
+        let mut map = Vec::with_capacity(self.policy_len());
+        for index in 0..self.policy_len() {
+            let (plane, sq) = (index / n, index % n);
+            let (x, y) = self.xy(sq);
+            let sq = y as usize * self.files + (self.files - 1 - x as usize);
+            let plane = if plane < 2 * types {
+                let (dx, dy) = self.move_types[plane / 2];
+                match self.type_index(-dx as isize, dy as isize) {
+                    Some(t) => 2 * t + plane % 2,
+                    None => return self,
+                }
+            } else if plane < self.first_drop_plane() {
+                let ((x1, y1), (x2, y2)) = self.doubles[plane - 2 * types];
+                match self
+                    .doubles
+                    .iter()
+                    .position(|&d| d == ((-x1, y1), (-x2, y2)))
+                {
+                    Some(d) => 2 * types + d,
+                    None => return self,
+                }
+            } else {
+                plane
+            };
+            map.push((plane * n + sq) as u32);
+        }
+        self.mirror = Some(map);
+        self
+    }
+
+    /// Whether samples of this encoding may be mirrored ([`Encoder::mirror_sample`]): the
+    /// variant's rules are mirror symmetric ([`Variant::mirror_symmetric`]) and the layout is
+    /// not dlshogi's.
+    pub fn can_mirror(&self) -> bool {
+        self.mirror.is_some()
+    }
+
+    /// Turns an encoded position and its dense policy rows (`policies`: each `policy_len`
+    /// long) into their mirror images, files swapped: the encoding and policies of the
+    /// mirrored position. Every plane is a board (or constant) seen from the side to move,
+    /// so the input mirrors plane by plane; a move's index goes to its mirror image's.
+    /// Panics when [`Encoder::can_mirror`] is false.
+    pub fn mirror_sample(
+        &self,
+        input: &mut [f32],
+        policies: &mut [&mut [f32]],
+        scratch: &mut Vec<f32>,
+    ) {
+        let map = self
+            .mirror
+            .as_ref()
+            .expect("mirror_sample: the encoding cannot mirror");
+        for row in input.chunks_exact_mut(self.files) {
+            row.reverse();
+        }
+        for p in policies.iter_mut() {
+            scratch.clear();
+            scratch.extend_from_slice(p);
+            for (i, &q) in scratch.iter().enumerate() {
+                p[map[i] as usize] = q;
+            }
         }
     }
 
@@ -258,7 +348,21 @@ impl Encoder {
         if self.dlshogi.is_some() {
             return dlshogi::FEATURES1 + dlshogi::FEATURES2;
         }
+        self.generic_planes() + self.attack_planes()
+    }
+
+    /// Planes of the generic layout: pieces, hands, repetition, check, ones.
+    fn generic_planes(&self) -> usize {
         2 * self.kinds + 2 * self.variant.hand_kinds.len() + 3
+    }
+
+    /// Planes that follow the generic ones in [`EncodingLayout::Attacks`] (else 0): per side,
+    /// one per kind, then the attack counts.
+    fn attack_planes(&self) -> usize {
+        match self.attacks {
+            true => 2 * (self.kinds + ATTACK_COUNTS),
+            false => 0,
+        }
     }
 
     /// Board ranks (rows of every plane).
@@ -299,6 +403,14 @@ impl Encoder {
             }
         }
         names.extend(["repetition", "in check", "ones"].map(String::from));
+        if self.attacks {
+            for side in ["own", "opp"] {
+                for k in 0..self.kinds {
+                    names.push(format!("{side} attacks of {}", v.kind_token(k as u8)));
+                }
+                names.extend((1..=ATTACK_COUNTS).map(|c| format!("{side} attackers >= {c}")));
+            }
+        }
         names
     }
 
@@ -410,6 +522,39 @@ impl Encoder {
         constant(plane, reps.min(1.0));
         constant(plane + 1, if pos.in_check() { 1.0 } else { 0.0 });
         constant(plane + 2, 1.0);
+        if self.attacks {
+            self.encode_attacks(pos, &mut out[self.generic_planes() * n..]);
+        }
+    }
+
+    /// The attack planes of `pos` into `out` (zeroed), from the side to move: per side, the
+    /// squares its pieces of each kind attack, then the squares attacked by at least 1, 2, 3
+    /// of its pieces (where each could capture an enemy piece standing there).
+    fn encode_attacks(&self, pos: &Position, out: &mut [f32]) {
+        let n = self.squares();
+        let us = pos.side_to_move();
+        let per_side = self.kinds + ATTACK_COUNTS;
+        let mut counts = vec![0u8; 2 * n];
+        for sq in 0..n {
+            let p = pos.piece_at(sq);
+            if p.is_empty() {
+                continue;
+            }
+            let side = usize::from(p.color() != us);
+            let plane = side * per_side + p.kind() as usize;
+            for a in pos.attacks_from(sq).iter() {
+                let a = self.orient(us, a);
+                out[plane * n + a] = 1.0;
+                counts[side * n + a] = counts[side * n + a].saturating_add(1);
+            }
+        }
+        for side in 0..2 {
+            for (sq, &c) in counts[side * n..(side + 1) * n].iter().enumerate() {
+                for k in 0..(c as usize).min(ATTACK_COUNTS) {
+                    out[(side * per_side + self.kinds + k) * n + sq] = 1.0;
+                }
+            }
+        }
     }
 
     /// Move type index of a board offset `(dx, dy)` (Betza convention), if any.
@@ -566,7 +711,7 @@ impl Encoder {
                 .map(|&k| self.variant.kind_token(k))
                 .collect(),
             policy_len: self.policy_len(),
-            layout: EncodingLayout::Generic,
+            layout: self.layout(),
         }
     }
 
@@ -712,8 +857,17 @@ mod tests {
         let shogi = Arc::new(Variant::builtin("shogi").unwrap());
         let dl = Encoder::with_layout(shogi, EncodingLayout::Dlshogi).unwrap();
         all.push(("shogi (dlshogi)".into(), dl));
+        for name in ATTACK_VARIANTS {
+            let v = Arc::new(Variant::builtin(name).unwrap());
+            let enc = Encoder::with_layout(v, EncodingLayout::Attacks).unwrap();
+            all.push((format!("{name} (attacks)"), enc));
+        }
         all
     }
+
+    /// Variants whose `attacks` encoders the tests check: the small ones, the 9x9 one, one
+    /// with turning pieces, Chu's Lion and Tenjiku's range captures and burns.
+    const ATTACK_VARIANTS: [&str; 6] = ["minishogi", "judkins", "kyoto", "shogi", "chu", "tenjiku"];
 
     /// `count` positions from seeded random playouts (restarting when a game ends or runs long).
     fn random_positions(v: &Arc<Variant>, seed: u64, count: usize) -> Vec<Position> {
@@ -1089,5 +1243,165 @@ mod tests {
         let json = serde_json::to_string(&spec).unwrap();
         let back: EncodingSpec = serde_json::from_str(&json).unwrap();
         assert_eq!(back, spec);
+    }
+
+    #[test]
+    fn attack_planes_follow_the_generic_ones_and_are_named() {
+        for name in ATTACK_VARIANTS {
+            let v = Arc::new(Variant::builtin(name).unwrap());
+            let (g, a) = (
+                Encoder::new(v.clone()),
+                Encoder::with_layout(v.clone(), EncodingLayout::Attacks).unwrap(),
+            );
+            assert_eq!(a.layout(), EncodingLayout::Attacks);
+            assert_eq!(a.num_planes(), g.num_planes() + 2 * (v.kinds.len() + 3));
+            assert_eq!(a.plane_names().len(), a.num_planes());
+            assert_eq!(a.plane_names()[..g.num_planes()], g.plane_names()[..]);
+            // The policy is the generic one; the spec names the layout and rebuilds it.
+            assert_eq!(a.policy_len(), g.policy_len());
+            let spec = a.spec();
+            assert_eq!(spec.layout, EncodingLayout::Attacks);
+            assert_eq!(Encoder::for_spec(v.clone(), &spec).unwrap().spec(), spec);
+            // The generic planes are encoded as by the generic layout.
+            let pos = random_positions(&v, 3, 1).pop().unwrap();
+            let (mut x, mut y) = (vec![0.0; a.input_len()], vec![0.0; g.input_len()]);
+            a.encode(&pos, &mut x);
+            g.encode(&pos, &mut y);
+            assert_eq!(x[..y.len()], y[..]);
+        }
+        assert_eq!(
+            "attacks".parse::<EncodingLayout>(),
+            Ok(EncodingLayout::Attacks)
+        );
+        assert_eq!(EncodingLayout::Attacks.to_string(), "attacks");
+    }
+
+    #[test]
+    fn attack_planes_of_the_minishogi_start_counted_by_hand() {
+        // Sente (to move): K 5e, G 4e, S 3e, B 2e, R 1e, P 5d. Oriented squares are sente's
+        // own: index = rank * 5 + (5 - file), ranks a..e = 0..4.
+        let enc = Encoder::with_layout(
+            Arc::new(Variant::builtin("minishogi").unwrap()),
+            EncodingLayout::Attacks,
+        )
+        .unwrap();
+        let pos = Position::start(enc.variant().clone());
+        let mut x = vec![0.0; enc.input_len()];
+        enc.encode(&pos, &mut x);
+        let sq = |name: &str| {
+            let b = name.as_bytes();
+            (b[1] - b'a') as usize * 5 + (5 - (b[0] - b'0') as usize)
+        };
+        let plane = |name: &str| -> Vec<usize> {
+            let p = plane_index(&enc, name);
+            (0..25).filter(|&s| x[p * 25 + s] == 1.0).collect()
+        };
+        let squares = |names: &[&str]| -> Vec<usize> {
+            let mut v: Vec<usize> = names.iter().map(|n| sq(n)).collect();
+            v.sort();
+            v
+        };
+        // Attacked squares include those of the side's own pieces (a defender's squares).
+        // The king 5e: 5d, 4d, 4e; the gold 4e: 5d, 4d, 3d and sideways 5e, 3e; the silver
+        // 3e: 4d, 3d, 2d; the bishop 2e: 3d, 4c, 5b and 1d; the rook 1e: up to gote's pawn
+        // on 1b, and 2e (its own bishop ends the ride); the pawn 5d: 5c.
+        assert_eq!(plane("own attacks of K"), squares(&["5d", "4d", "4e"]));
+        assert_eq!(
+            plane("own attacks of G"),
+            squares(&["5d", "4d", "3d", "5e", "3e"])
+        );
+        assert_eq!(plane("own attacks of S"), squares(&["4d", "3d", "2d"]));
+        assert_eq!(
+            plane("own attacks of B"),
+            squares(&["3d", "1d", "4c", "5b"])
+        );
+        assert_eq!(
+            plane("own attacks of R"),
+            squares(&["1d", "1c", "1b", "2e"])
+        );
+        assert_eq!(plane("own attacks of P"), squares(&["5c"]));
+        // 4d: king, gold, silver; 3d: gold, silver, bishop; 1d: bishop, rook.
+        assert_eq!(plane("own attackers >= 3"), squares(&["4d", "3d"]),);
+        assert_eq!(
+            plane("own attackers >= 2"),
+            squares(&["5d", "4d", "3d", "1d"]),
+        );
+        // The opponent's planes are its own start turned round: its pawn 1b attacks 1c.
+        assert_eq!(plane("opp attacks of P"), squares(&["1c"]));
+        assert_eq!(
+            plane("opp attacks of R"),
+            squares(&["5b", "5c", "5d", "4a"])
+        );
+    }
+
+    #[test]
+    fn attacked_squares_are_those_the_rules_see_attacked() {
+        // `own attackers >= 1` is the union of the pieces' attacks; the rules' attack test
+        // (a separate lookup from the target square) must agree on every square.
+        for name in ["minishogi", "judkins", "kyoto", "shogi", "chu"] {
+            let v = Arc::new(Variant::builtin(name).unwrap());
+            let enc = Encoder::with_layout(v.clone(), EncodingLayout::Attacks).unwrap();
+            let n = v.num_squares();
+            let own = plane_index(&enc, "own attackers >= 1");
+            let opp = plane_index(&enc, "opp attackers >= 1");
+            let mut x = vec![0.0; enc.input_len()];
+            for pos in random_positions(&v, 17, 100) {
+                enc.encode(&pos, &mut x);
+                let us = pos.side_to_move();
+                for sq in 0..n {
+                    let o = enc.orient(us, sq);
+                    for (plane, side) in [(own, us), (opp, us.flip())] {
+                        assert_eq!(
+                            x[plane * n + o] == 1.0,
+                            pos.is_attacked(sq, side),
+                            "{name}: square {sq} by {side:?} in {}",
+                            pos.to_sfen()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mirrored_samples_are_the_encodings_of_mirrored_positions() {
+        let mut mirrored = 0;
+        for (i, (name, enc)) in all_encoders().into_iter().enumerate() {
+            let v = enc.variant().clone();
+            let dlshogi = enc.layout() == EncodingLayout::Dlshogi;
+            assert_eq!(enc.can_mirror(), v.mirror_symmetric() && !dlshogi, "{name}");
+            if !enc.can_mirror() {
+                continue;
+            }
+            mirrored += 1;
+            let (mut x, mut y) = (vec![0.0; enc.input_len()], vec![0.0; enc.input_len()]);
+            let (mut p, mut r) = (vec![0.0; enc.policy_len()], vec![0.0; enc.policy_len()]);
+            let mut scratch = Vec::new();
+            for played in random_positions(&v, 40 + i as u64, 20) {
+                let pos = Position::from_sfen(&v, &played.to_sfen()).unwrap();
+                let mirror = Position::from_sfen(&v, &played.mirrored_sfen()).unwrap();
+                enc.encode(&pos, &mut x);
+                enc.encode(&mirror, &mut y);
+                // Two policy rows: each legal move gets its own value, the second row reversed.
+                let moves = pos.legal_moves();
+                p.fill(0.0);
+                r.fill(0.0);
+                for (k, &m) in moves.iter().enumerate() {
+                    p[enc.move_to_index(&pos, m)] = 1.0 + k as f32;
+                    r[enc.move_to_index(&pos, m)] = (moves.len() - k) as f32;
+                }
+                enc.mirror_sample(&mut x, &mut [&mut p, &mut r], &mut scratch);
+                assert!(x == y, "{name}: {} mirrored", pos.to_sfen());
+                for (k, &m) in moves.iter().enumerate() {
+                    let at = enc.move_to_index(&mirror, v.mirror_move(m));
+                    assert_eq!(p[at], 1.0 + k as f32, "{name}: {m:?} in {}", pos.to_sfen());
+                    assert_eq!(r[at], (moves.len() - k) as f32, "{name}: {m:?}");
+                }
+                assert_eq!(p.iter().filter(|&&q| q != 0.0).count(), moves.len());
+            }
+        }
+        assert!(mirrored >= 10, "{mirrored}");
+        let tori = encoder("tori");
+        assert!(!tori.can_mirror());
     }
 }

@@ -27,7 +27,14 @@
 //! to the mover's right): every leap, and every multiple `1..=range` of each riding direction
 //! that fits on the board. For standard shogi this is AlphaZero's 9x9x139 layout.
 //!
-//! That is the `generic` layout, the default. Standard shogi may instead use dlshogi's layout
+//! That is the `generic` layout, the default. The `attacks` layout
+//! ([`EncodingLayout::Attacks`]) appends, to the same planes and policy, what each side's
+//! pieces attack (the squares where they could capture an enemy piece), as dlshogi's input
+//! does for standard shogi, for any variant: per side (own, then the opponent's) one plane per
+//! kind in `variant.kinds` order, 1.0 on the squares pieces of that kind attack, then three
+//! planes, 1.0 where at least 1, 2 and 3 of that side's pieces attack the square. A small
+//! network sees at once which pieces hang and which squares are defended, where it would
+//! otherwise spend layers tracing rides. Standard shogi may instead use dlshogi's layout
 //! ([`EncodingLayout::Dlshogi`], see the `dlshogi` module), which dlshogi and FukauraOu read.
 //!
 //! The crate also names the inference [`Precision`] and the [`Device`] networks run on:

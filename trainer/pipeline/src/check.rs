@@ -79,8 +79,14 @@ pub fn check_file(f: &Path) -> Result<Checked> {
                 file: file.clone(),
                 source,
             })?;
-            encoding::Encoder::with_layout(v.clone(), r.encoding)
-                .map_err(|source| PipelineError::Encoding { file, source })?;
+            let enc = encoding::Encoder::with_layout(v.clone(), r.encoding).map_err(|source| {
+                PipelineError::Encoding {
+                    file: file.clone(),
+                    source,
+                }
+            })?;
+            // Replay settings that depend on the variant (mirroring).
+            crate::train::replay_window(&r.replay, enc, &file)?;
             Ok(plain(format!(
                 "run {} ({} with {})",
                 r.name, v.name, r.model

@@ -20,9 +20,9 @@ pub struct RunConfig {
     pub variant: String,
     /// Network shape: a file stem of configs/models, a built-in, or a path.
     pub model: String,
-    /// Input and policy layout: "generic" (default, any variant) or "dlshogi" (standard
-    /// shogi only: networks that dlshogi and FukauraOu load, `trainer export --format
-    /// dlshogi-onnx`).
+    /// Input and policy layout: "generic" (default, any variant), "attacks" (generic plus what
+    /// each side's pieces attack, any variant) or "dlshogi" (standard shogi only: networks
+    /// that dlshogi and FukauraOu load, `trainer export --format dlshogi-onnx`).
     #[serde(default)]
     pub encoding: encoding::EncodingLayout,
     /// Seed of the network initialisation and of the evaluation openings.
@@ -113,6 +113,11 @@ pub struct ReplayConfig {
     /// 0.5): a recorded position is drawn in proportion to `(1 - a) + a * s / mean(s)`, `s`
     /// its KL(policy target || network prior) and the mean over its game, capped at 4.
     pub policy_surprise_weight: f64,
+    /// Mirror augmentation (default false): each training sample is, with probability 1/2,
+    /// its mirror image, left and right swapped (input, policy and opponent-reply targets),
+    /// as AlphaGo and KataGo train on the board's symmetries. Only for variants whose pieces
+    /// move alike to both sides (not Tori shogi) and the generic or attacks layout.
+    pub mirror: bool,
 }
 
 impl Default for ReplayConfig {
@@ -127,6 +132,7 @@ impl Default for ReplayConfig {
             short_term_horizon: 0,
             short_term_ratio: 0.0,
             policy_surprise_weight: 0.0,
+            mirror: false,
         }
     }
 }

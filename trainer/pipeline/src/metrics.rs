@@ -84,6 +84,7 @@ impl Metrics for JsonLines {
                 | "train/policy_loss"
                 | "train/value_loss"
                 | "train/soft_policy_loss"
+                | "train/opponent_policy_loss"
                 | "train/grad_norm"
                 | "train/lr"
         );

@@ -98,11 +98,12 @@ fn drawn(tag: &str) -> bool {
         "selfplay/",
         "speed/",
     ];
-    const TAGS: [&str; 6] = [
+    const TAGS: [&str; 7] = [
         "train/loss",
         "train/policy_loss",
         "train/value_loss",
         "train/soft_policy_loss",
+        "train/opponent_policy_loss",
         "train/policy_entropy",
         "train/value_accuracy",
     ];
@@ -652,10 +653,15 @@ fn loss_chart(data: &RunData) -> Chart {
     ] {
         c.left.push(Series::new(name, by_step(data, tag)));
     }
-    // Runs with `training.soft_policy_weight` > 0 only.
-    let soft = by_step(data, "train/soft_policy_loss");
-    if !soft.is_empty() {
-        c.left.push(Series::new("soft policy", soft));
+    // Runs with `training.soft_policy_weight` or `opponent_policy_weight` > 0 only.
+    for (tag, name) in [
+        ("train/soft_policy_loss", "soft policy"),
+        ("train/opponent_policy_loss", "opponent reply"),
+    ] {
+        let aux = by_step(data, tag);
+        if !aux.is_empty() {
+            c.left.push(Series::new(name, aux));
+        }
     }
     c
 }
@@ -842,8 +848,8 @@ fn page(data: &RunData) -> String {
                         publication) over the run time.";
     figure(&mut out, FIGURES[1], &data_chart(data), data_caption);
     let loss_caption = "Training losses per step (train/loss, train/policy_loss, \
-                        train/value_loss, and train/soft_policy_loss where trained; long runs averaged over runs \
-                        of steps).";
+                        train/value_loss, and train/soft_policy_loss and train/opponent_policy_loss where \
+                        trained; long runs averaged over runs of steps).";
     figure(&mut out, FIGURES[2], &loss_chart(data), loss_caption);
     let diag_caption = "Policy entropy and value accuracy of each published network on a \
                         batch of the replay window (train/policy_entropy, train/value_accuracy).";

@@ -60,6 +60,23 @@ pub fn run_progress(
     by_generations.max(by_time).clamp(0.0, 1.0)
 }
 
+/// The run's replay window, empty, as its `[replay]` settings ask (value targets, surprise
+/// weighting, mirroring); an error names `file` and the key.
+pub(crate) fn replay_window(
+    cfg: &crate::config::ReplayConfig,
+    encoder: encoding::Encoder,
+    file: &str,
+) -> Result<ReplayWindow> {
+    let in_file = |e: selfplay::SelfPlayError| KeyError::from(e).in_file(file);
+    let mut window =
+        ReplayWindow::with_value_targets(encoder, cfg.value_targets()).map_err(in_file)?;
+    window
+        .set_policy_surprise_weight(cfg.policy_surprise_weight)
+        .map_err(in_file)?;
+    window.set_mirror(cfg.mirror).map_err(in_file)?;
+    Ok(window)
+}
+
 /// Writes the randomly initialised generation 0 of a new run.
 pub fn write_generation_zero(run: &Run) -> Result<()> {
     let t = new_trainer(run);
@@ -130,15 +147,8 @@ impl<'a> TrainLoop<'a> {
             })?;
         }
         let seconds_before = shared.get().seconds;
-        let in_file = |e: selfplay::SelfPlayError| {
-            KeyError::from(e).in_file(&run.dir.join("config.toml").display().to_string())
-        };
-        let mut window =
-            ReplayWindow::with_value_targets(run.encoder.clone(), run.cfg.replay.value_targets())
-                .map_err(in_file)?;
-        window
-            .set_policy_surprise_weight(run.cfg.replay.policy_surprise_weight)
-            .map_err(in_file)?;
+        let file = run.dir.join("config.toml").display().to_string();
+        let window = replay_window(&run.cfg.replay, run.encoder.clone(), &file)?;
         let mut me = TrainLoop {
             run,
             shared,
@@ -319,10 +329,27 @@ impl<'a> TrainLoop<'a> {
         let bs = self.run.cfg.training.batch_size;
         let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
         let mut rng = self.t.rng;
-        self.window
-            .sample_batch(bs, |k| rng.below(k), &mut x, &mut p, &mut z);
+        // A resumed run whose config turned the output off keeps it without targets.
+        let replies = self.t.net.has_opponent_policy() && self.t.cfg.opponent_policy_weight > 0.0;
+        let mut o = Vec::new();
+        if replies {
+            self.window.sample_batch_with_replies(
+                bs,
+                |k| rng.below(k),
+                &mut x,
+                &mut p,
+                &mut z,
+                &mut o,
+            );
+        } else {
+            self.window
+                .sample_batch(bs, |k| rng.below(k), &mut x, &mut p, &mut z);
+        }
         self.t.rng = rng;
-        let b = self.t.batch(&x, &p, &z)?;
+        let mut b = self.t.batch(&x, &p, &z)?;
+        if replies {
+            b = b.with_opponent(&o)?;
+        }
         let s = self.t.train_step(&b);
         if let Some(bar) = bar {
             bar.inc(1);
@@ -338,6 +365,13 @@ impl<'a> TrainLoop<'a> {
             r.scalar("train/value_loss", s.value_loss, self.t.step);
             if self.t.net.has_soft_policy() {
                 r.scalar("train/soft_policy_loss", s.soft_policy_loss, self.t.step);
+            }
+            if replies {
+                r.scalar(
+                    "train/opponent_policy_loss",
+                    s.opponent_policy_loss,
+                    self.t.step,
+                );
             }
             r.scalar("train/grad_norm", s.grad_norm, self.t.step);
             r.scalar("train/lr", s.lr, self.t.step);

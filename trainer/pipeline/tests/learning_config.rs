@@ -116,6 +116,10 @@ fn keys_are_range_checked_by_name() {
             "training.soft_policy_weight",
         ),
         (
+            "[training]\nopponent_policy_weight = -0.1\n",
+            "training.opponent_policy_weight",
+        ),
+        (
             "[selfplay]\nprogressive_start = 0.0\n",
             "selfplay.progressive_start",
         ),
@@ -131,10 +135,10 @@ fn keys_are_range_checked_by_name() {
 fn new_keys_survive_the_toml_round_trip_and_old_configs_load() {
     let c = parse(
         "max_minutes = 30\n[training]\nschedule = \"budget\"\nmin_lr = 0.001\nema_decay = 0.999\n\
-         soft_policy_weight = 8.0\nsoft_policy_temperature = 3.0\n\
+         soft_policy_weight = 8.0\nsoft_policy_temperature = 3.0\nopponent_policy_weight = 0.15\n\
          [selfplay]\nprogressive_generations = 60\nprogressive_start = 0.5\n\
          [replay]\nexponent = 0.75\nscale = 0.4\nq_ratio = 0.2\nshort_term_horizon = 6\n\
-         short_term_ratio = 0.3\npolicy_surprise_weight = 0.5\n",
+         short_term_ratio = 0.3\npolicy_surprise_weight = 0.5\nmirror = true\n",
     )
     .unwrap();
     let text = toml::to_string(&c).unwrap();
@@ -149,6 +153,7 @@ fn new_keys_survive_the_toml_round_trip_and_old_configs_load() {
             ),
             (8.0, 3.0)
         );
+        assert_eq!(c.training.opponent_policy_weight, 0.15);
         assert_eq!(
             (
                 c.selfplay.progressive_generations,
@@ -157,6 +162,7 @@ fn new_keys_survive_the_toml_round_trip_and_old_configs_load() {
             (60, 0.5)
         );
         assert_eq!(c.replay.policy_surprise_weight, 0.5);
+        assert!(c.replay.mirror);
         let r = &c.replay;
         assert_eq!(
             (
@@ -180,6 +186,7 @@ fn new_keys_survive_the_toml_round_trip_and_old_configs_load() {
     assert_eq!(old.training.schedule, model::Schedule::Constant);
     assert_eq!(old.replay.exponent, 0.0);
     assert_eq!(old.replay.policy_surprise_weight, 0.0);
+    assert!(!old.replay.mirror);
     assert_eq!(old.training.soft_policy_weight, 0.0);
     assert_eq!(old.selfplay.progressive_generations, 0);
     assert!(old.replay.value_targets().result_only());
@@ -201,4 +208,32 @@ fn progress_is_the_nearer_end_of_time_and_generations() {
     let g = parse("").unwrap();
     close(run_progress(&g, 1e9, 5, 0), 0.5);
     close(run_progress(&g, 1e9, 9, 100), 1.0);
+}
+
+#[test]
+fn mirroring_a_one_sided_variant_is_refused_by_name() {
+    // A run file is checked by the directory it sits in (`runs/`).
+    let dir = std::env::temp_dir().join(format!("mirror-check-{}", std::process::id()));
+    let runs = dir.join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    let write = |name: &str, variant: &str| {
+        let f = runs.join(name);
+        let text = format!(
+            "variant = \"{variant}\"\nmodel = \"b2c16\"\ngenerations = 1\n\
+             steps_per_generation = 10\n[replay]\nmirror = true\n"
+        );
+        std::fs::write(&f, text).unwrap();
+        f
+    };
+    let tori = write("tori.toml", "tori");
+    let e = match pipeline::check::check_file(&tori) {
+        Ok(_) => panic!("mirroring Tori shogi was accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("tori.toml") && e.contains("replay.mirror") && e.contains("left"),
+        "{e}"
+    );
+    pipeline::check::check_file(&write("minishogi.toml", "minishogi")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -337,15 +337,28 @@ impl Position {
 
     /// The current position in SFEN, with the move number.
     pub fn to_sfen(&self) -> String {
+        self.sfen_of(false)
+    }
+
+    /// The SFEN of this position's mirror image, left and right swapped (file 1 becomes the
+    /// highest file): where a [`crate::Variant::mirror_symmetric`] variant has the mirrored
+    /// moves and the same value.
+    pub fn mirrored_sfen(&self) -> String {
+        self.sfen_of(true)
+    }
+
+    fn sfen_of(&self, mirror: bool) -> String {
         let v = &*self.variant;
+        let files = v.files as usize;
+        let file = |x: usize| if mirror { files - 1 - x } else { x };
         let mut s = String::new();
         for y in 0..v.ranks as usize {
             if y > 0 {
                 s.push('/');
             }
             let mut run = 0;
-            for x in 0..v.files as usize {
-                let p = self.board[v.square(x, y)];
+            for x in 0..files {
+                let p = self.board[v.square(file(x), y)];
                 if p.is_empty() {
                     run += 1;
                     continue;
@@ -378,6 +391,7 @@ impl Position {
         }
         if hand.is_empty() {
             match self.counter_strike().filter(|_| !v.drops) {
+                Some(sq) if mirror => hand.push_str(&v.square_name(v.mirror_square(sq))),
                 Some(sq) => hand.push_str(&v.square_name(sq)),
                 None => hand.push('-'),
             }

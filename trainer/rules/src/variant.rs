@@ -433,6 +433,40 @@ impl Variant {
         &self.legs[self.ck(c, k)]
     }
 
+    /// Whether the rules look the same in a mirror that swaps left and right (the files):
+    /// every kind's moves (its Betza moves, those on its last rank, its two-step moves and its
+    /// powers) are their own mirror images. Nothing else in a variant depends on the file, so
+    /// a mirrored position is then as legal as the position, with the mirrored moves and the
+    /// same value (training data may be mirrored). Tori shogi's quails are one counterexample.
+    pub fn mirror_symmetric(&self) -> bool {
+        self.kinds.iter().all(kind_is_mirror_symmetric)
+    }
+
+    /// The square at the same rank and the mirrored file (file 1 and the highest swap).
+    pub fn mirror_square(&self, sq: usize) -> usize {
+        let (x, y) = self.coords(sq);
+        self.square(self.files as usize - 1 - x, y)
+    }
+
+    /// The mirror image of a move: each of its squares mirrored ([`Variant::mirror_square`]).
+    pub fn mirror_move(&self, mv: crate::Move) -> crate::Move {
+        use crate::Move;
+        let m = |sq: u8| self.mirror_square(sq as usize) as u8;
+        match mv {
+            Move::Normal { from, to, promote } => Move::Normal {
+                from: m(from),
+                to: m(to),
+                promote,
+            },
+            Move::Double { from, via, to } => Move::Double {
+                from: m(from),
+                via: m(via),
+                to: m(to),
+            },
+            Move::Drop { kind, to } => Move::Drop { kind, to: m(to) },
+        }
+    }
+
     /// The kind a piece of kind `k` turns into when it flips, if it is a flipping piece.
     #[inline(always)]
     pub fn flips_to(&self, k: Kind) -> Option<Kind> {
@@ -513,4 +547,40 @@ impl Variant {
         }
         s
     }
+}
+
+/// Whether `items`, mirrored item by item by `mirror`, are the same multiset.
+fn mirror_closed<T: Ord + Clone>(items: &[T], mirror: impl Fn(&T) -> T) -> bool {
+    let mut a = items.to_vec();
+    let mut b: Vec<T> = items.iter().map(mirror).collect();
+    a.sort();
+    b.sort();
+    a == b
+}
+
+/// Whether a kind's moves are their own mirror images (see [`Variant::mirror_symmetric`]).
+fn kind_is_mirror_symmetric(k: &KindInfo) -> bool {
+    let mut atoms = Vec::new();
+    for text in std::iter::once(&k.betza).chain(&k.last_rank_betza) {
+        // A compiled variant's Betza strings parse; one that did not would not be symmetric
+        // as far as anyone knows.
+        let Ok((a, _)) = crate::betza::parse_all(text) else {
+            return false;
+        };
+        atoms.extend(a.iter().map(|a| {
+            let modes = (a.range, a.can_move, a.can_capture, a.hops);
+            (a.dx, a.dy, modes)
+        }));
+    }
+    let legs: Vec<_> = k
+        .legs
+        .iter()
+        .map(|l| (l.dx1, l.dy1, l.first_captures, l.dx2, l.dy2))
+        .collect();
+    let p = &k.powers;
+    mirror_closed(&atoms, |&(dx, dy, m)| (-dx, dy, m))
+        && mirror_closed(&legs, |&(x1, y1, c, x2, y2)| (-x1, y1, c, -x2, y2))
+        && mirror_closed(&p.range_capture, |&(dx, dy)| (-dx, dy))
+        && mirror_closed(&p.skip_first, |&(dx, dy, r)| (-dx, dy, r))
+        && mirror_closed(&p.hook, |&(dx, dy)| (-dx, dy))
 }

@@ -153,6 +153,17 @@ pub struct ReplayWindow {
     total_added: u64,
     /// KataGo's policy-surprise weighting (0: off).
     surprise_weight: f64,
+    /// Training batches mirror each sample with probability 1/2 ([`ReplayWindow::set_mirror`]).
+    mirror: bool,
+}
+
+/// The buffers one batch is written to (see [`ReplayWindow::sample_batch`]).
+struct Buffers<'a> {
+    inputs: &'a mut Vec<f32>,
+    policy: &'a mut Vec<f32>,
+    wdl: &'a mut Vec<f32>,
+    /// The opponent-reply targets, when asked for.
+    replies: Option<&'a mut Vec<f32>>,
 }
 
 impl ReplayWindow {
@@ -165,7 +176,25 @@ impl ReplayWindow {
             samples: 0,
             total_added: 0,
             surprise_weight: 0.0,
+            mirror: false,
         }
+    }
+
+    /// Mirror augmentation (off by default): each sample of a training batch is, with
+    /// probability 1/2, its mirror image with left and right swapped (input, policy target
+    /// and opponent-reply target; the value target is the same), as AlphaGo and KataGo train
+    /// on the symmetries of the board. An error when the variant's rules are not mirror
+    /// symmetric or the layout cannot mirror ([`Encoder::can_mirror`]).
+    pub fn set_mirror(&mut self, on: bool) -> Result<(), SelfPlayError> {
+        if on && !self.encoder.can_mirror() {
+            let why = match self.encoder.layout() {
+                encoding::EncodingLayout::Dlshogi => "the dlshogi layout cannot be mirrored",
+                _ => "the variant's pieces do not move alike to the left and to the right",
+            };
+            return Err(SelfPlayError::value_targets("mirror", why));
+        }
+        self.mirror = on;
+        Ok(())
     }
 
     /// KataGo's policy-surprise weighting, `a` in [0, 1] (0, the default: uniform draws).
@@ -333,7 +362,45 @@ impl ReplayWindow {
         policy: &mut Vec<f32>,
         wdl: &mut Vec<f32>,
     ) {
-        self.fill(n, below, inputs, policy, wdl, false);
+        self.fill(
+            n,
+            below,
+            Buffers {
+                inputs,
+                policy,
+                wdl,
+                replies: None,
+            },
+            false,
+        );
+    }
+
+    /// [`ReplayWindow::sample_batch`] plus the targets of KataGo's opponent-reply output in
+    /// `replies` (n * policy_len, dense): for each drawn position, the opponent's answer to
+    /// the move played there, indexed as the policy of the position after that move (the
+    /// search target recorded there, else the move the opponent played), a row of zeros when
+    /// the game ended with the move.
+    pub fn sample_batch_with_replies(
+        &self,
+        n: usize,
+        below: impl FnMut(usize) -> usize,
+        inputs: &mut Vec<f32>,
+        policy: &mut Vec<f32>,
+        wdl: &mut Vec<f32>,
+        replies: &mut Vec<f32>,
+    ) {
+        let replies = Some(replies);
+        self.fill(
+            n,
+            below,
+            Buffers {
+                inputs,
+                policy,
+                wdl,
+                replies,
+            },
+            false,
+        );
     }
 
     /// [`ReplayWindow::sample_batch`] with the game results alone as WDL targets, whatever
@@ -346,18 +413,32 @@ impl ReplayWindow {
         policy: &mut Vec<f32>,
         wdl: &mut Vec<f32>,
     ) {
-        self.fill(n, below, inputs, policy, wdl, true);
+        self.fill(
+            n,
+            below,
+            Buffers {
+                inputs,
+                policy,
+                wdl,
+                replies: None,
+            },
+            true,
+        );
     }
 
     fn fill(
         &self,
         n: usize,
         mut below: impl FnMut(usize) -> usize,
-        inputs: &mut Vec<f32>,
-        policy: &mut Vec<f32>,
-        wdl: &mut Vec<f32>,
+        out: Buffers<'_>,
         results_only: bool,
     ) {
+        let Buffers {
+            inputs,
+            policy,
+            wdl,
+            mut replies,
+        } = out;
         let il = self.encoder.input_len();
         let pl = self.encoder.policy_len();
         inputs.clear();
@@ -366,10 +447,15 @@ impl ReplayWindow {
         policy.resize(n * pl, 0.0);
         wdl.clear();
         wdl.resize(n * 3, 0.0);
+        if let Some(r) = replies.as_deref_mut() {
+            r.clear();
+            r.resize(n * pl, 0.0);
+        }
         if self.samples == 0 {
             return;
         }
         let mixed = !(results_only || self.value_targets.result_only());
+        let mut scratch = Vec::new();
         for i in 0..n {
             let (game, target) = self.draw(&mut below);
             let mut pos = game.start.clone();
@@ -380,12 +466,48 @@ impl ReplayWindow {
             for &(idx, p) in &target.policy {
                 policy[i * pl + idx as usize] += p;
             }
+            if let Some(r) = replies.as_deref_mut() {
+                self.reply_target(game, target.ply, &pos, &mut r[i * pl..(i + 1) * pl]);
+            }
+            if self.mirror && !results_only && below(2) == 1 {
+                let input = &mut inputs[i * il..(i + 1) * il];
+                let p = &mut policy[i * pl..(i + 1) * pl];
+                match replies.as_deref_mut() {
+                    Some(r) => {
+                        let r = &mut r[i * pl..(i + 1) * pl];
+                        self.encoder.mirror_sample(input, &mut [p, r], &mut scratch);
+                    }
+                    None => self.encoder.mirror_sample(input, &mut [p], &mut scratch),
+                }
+            }
             let r = game.result.score_for(pos.side_to_move());
             if mixed {
                 let w = self.value_targets.mix(r, target.value, target.short_term);
                 wdl[i * 3..i * 3 + 3].copy_from_slice(&w);
             } else {
                 wdl[i * 3 + (1 - r) as usize] = 1.0;
+            }
+        }
+    }
+
+    /// The opponent-reply target of the position `pos` at `ply` of `game` into `row` (zeroed):
+    /// the search target recorded at `ply + 1`, else the move played there; nothing when the
+    /// game ended at `ply + 1`.
+    fn reply_target(&self, game: &StoredGame, ply: usize, pos: &Position, row: &mut [f32]) {
+        let Some(&reply) = game.moves.get(ply + 1) else {
+            return;
+        };
+        let next = game.targets.partition_point(|t| t.ply <= ply);
+        match game.targets.get(next).filter(|t| t.ply == ply + 1) {
+            Some(t) => {
+                for &(idx, p) in &t.policy {
+                    row[idx as usize] += p;
+                }
+            }
+            None => {
+                let mut after = pos.clone();
+                after.make_move(game.moves[ply]);
+                row[self.encoder.move_to_index(&after, reply)] = 1.0;
             }
         }
     }
@@ -600,6 +722,169 @@ mod tests {
         let mut bad = rec.clone();
         bad.moves[0] = "1a1b".into();
         assert!(w.add_game(&bad).is_err());
+    }
+
+    #[test]
+    fn reply_targets_are_the_next_search_target_or_the_move_played() {
+        // Five plies of the last legal move each; ply 2 (a fast search) is not recorded, and
+        // the targets of plies 1 and 3 split over two moves, so that they differ from the
+        // moves played.
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let enc = Encoder::new(v.clone());
+        let mut pos = Position::start(v.clone());
+        let (mut moves, mut targets, mut played) = (Vec::new(), Vec::new(), Vec::new());
+        for ply in 0..5 {
+            let legal = pos.legal_moves();
+            let mv = *legal.last().unwrap();
+            let idx = enc.move_to_index(&pos, mv) as u32;
+            let other = enc.move_to_index(&pos, legal[0]) as u32;
+            assert_ne!(idx, other);
+            played.push(idx as usize);
+            moves.push(pos.move_to_usi(mv));
+            targets.push((ply != 2).then(|| MoveTarget {
+                policy: vec![(other, 0.75), (idx, 0.25)],
+                value: 0.0,
+                surprise: 0.0,
+            }));
+            pos.make_move(mv);
+        }
+        let rec = GameRecord {
+            start_sfen: v.start_sfen.clone(),
+            moves,
+            targets: targets.clone(),
+            result: rules::GameResult::Draw,
+            reason: "test".into(),
+        };
+        let mut w = ReplayWindow::new(enc.clone());
+        w.add_game(&rec).unwrap();
+        assert_eq!(w.len(), 4);
+        let (mut x, mut p, mut z, mut r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut next = 0;
+        w.sample_batch_with_replies(
+            4,
+            |k| {
+                next += 1;
+                (next - 1) % k
+            },
+            &mut x,
+            &mut p,
+            &mut z,
+            &mut r,
+        );
+        let pl = enc.policy_len();
+        let row = |i: usize| &r[i * pl..(i + 1) * pl];
+        let sparse = |i: usize| -> Vec<(usize, f32)> {
+            row(i)
+                .iter()
+                .enumerate()
+                .filter(|(_, &q)| q != 0.0)
+                .map(|(k, &q)| (k, q))
+                .collect()
+        };
+        let target_of = |ply: usize| -> Vec<(usize, f32)> {
+            let mut t: Vec<(usize, f32)> = targets[ply]
+                .as_ref()
+                .unwrap()
+                .policy
+                .iter()
+                .map(|&(k, q)| (k as usize, q))
+                .collect();
+            t.sort_by_key(|&(k, _)| k);
+            t
+        };
+        // The samples are plies 0, 1, 3 and 4. Ply 0 is answered at ply 1, recorded: its
+        // search target. Ply 1 is answered at ply 2, not recorded: the move played there.
+        assert_eq!(sparse(0), target_of(1));
+        assert_eq!(sparse(1), vec![(played[2], 1.0)]);
+        assert_eq!(sparse(2), target_of(4));
+        // Ply 4 ended the game: no answer.
+        assert!(row(3).iter().all(|&q| q == 0.0));
+        // The other buffers are those of sample_batch with the same draws.
+        let (mut x2, mut p2, mut z2) = (Vec::new(), Vec::new(), Vec::new());
+        let mut next = 0;
+        w.sample_batch(
+            4,
+            |k| {
+                next += 1;
+                (next - 1) % k
+            },
+            &mut x2,
+            &mut p2,
+            &mut z2,
+        );
+        assert_eq!((x, p, z), (x2, p2, z2));
+    }
+
+    #[test]
+    fn mirrored_batches_hold_each_sample_plain_or_mirrored() {
+        let (enc, rec) = game([0.1, -0.2, 0.3, -0.4], GameResult::Draw);
+        let mut plain = ReplayWindow::new(enc.clone());
+        plain.add_game(&rec).unwrap();
+        let mut w = ReplayWindow::new(enc.clone());
+        w.set_mirror(true).unwrap();
+        w.add_game(&rec).unwrap();
+        let (il, pl) = (enc.input_len(), enc.policy_len());
+        // Every sample of the game, as it is and mirrored (inputs with their policies).
+        let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
+        let mut next = 0;
+        plain.sample_batch(
+            4,
+            |k| {
+                next += 1;
+                (next - 1) % k
+            },
+            &mut x,
+            &mut p,
+            &mut z,
+        );
+        let mut scratch = Vec::new();
+        let mut known = Vec::new();
+        for i in 0..4 {
+            let (xi, pi) = (
+                x[i * il..(i + 1) * il].to_vec(),
+                p[i * pl..(i + 1) * pl].to_vec(),
+            );
+            let (mut xm, mut pm) = (xi.clone(), pi.clone());
+            enc.mirror_sample(&mut xm, &mut [&mut pm], &mut scratch);
+            assert!(xm != xi, "ply {i} is its own mirror image");
+            known.push((xi, pi, false));
+            known.push((xm, pm, true));
+        }
+        let mut rng = rules::SplitMix64(3);
+        let (mut xs, mut ps, mut zs) = (Vec::new(), Vec::new(), Vec::new());
+        w.sample_batch(64, |k| rng.below(k), &mut xs, &mut ps, &mut zs);
+        let mut mirrored = 0;
+        for i in 0..64 {
+            let (xi, pi) = (&xs[i * il..(i + 1) * il], &ps[i * pl..(i + 1) * pl]);
+            let (_, _, m) = known
+                .iter()
+                .find(|(x, p, _)| x[..] == xi[..] && p[..] == pi[..])
+                .unwrap_or_else(|| panic!("sample {i} is no sample of the game"));
+            mirrored += usize::from(*m);
+        }
+        assert!((16..=48).contains(&mirrored), "{mirrored} of 64 mirrored");
+        // Value accuracy is measured on the samples as they are.
+        w.sample_results_batch(64, |k| rng.below(k), &mut xs, &mut ps, &mut zs);
+        for i in 0..64 {
+            let xi = &xs[i * il..(i + 1) * il];
+            assert!(known.iter().any(|(x, _, m)| !m && x[..] == xi[..]));
+        }
+    }
+
+    #[test]
+    fn mirroring_is_refused_where_the_rules_are_one_sided() {
+        let tori = Encoder::new(Arc::new(Variant::builtin("tori").unwrap()));
+        let mut w = ReplayWindow::new(tori);
+        let e = w.set_mirror(true).unwrap_err().to_string();
+        assert!(e.contains("mirror") && e.contains("left"), "{e}");
+        w.set_mirror(false).unwrap();
+        let shogi = Arc::new(Variant::builtin("shogi").unwrap());
+        let dl = Encoder::with_layout(shogi, encoding::EncodingLayout::Dlshogi).unwrap();
+        let e = ReplayWindow::new(dl)
+            .set_mirror(true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("dlshogi"), "{e}");
     }
 
     /// A 4-ply minishogi game (first legal move each ply), every position recorded with the

@@ -510,7 +510,7 @@ fn model_variant(
             });
         }
     }
-    // The model's own layout (generic or dlshogi), as recorded in its sidecar.
+    // The model's own layout (generic, attacks or dlshogi), as recorded in its sidecar.
     let enc =
         Encoder::for_spec(v.clone(), &meta.encoding).map_err(|reason| ArenaError::Layout {
             path: path.to_path_buf(),
