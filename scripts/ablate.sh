@@ -4,29 +4,36 @@
 # against the same rungs) and head to head. The base run is reused when it already exists, so
 # several ablations share it.
 #
-#   scripts/ablate.sh NAME TABLE KEY VALUE [--set TABLE KEY VALUE]... [--config F] [--generations N]
-#                     [--games N] [--rungs A,B] [--nodes N]
+#   scripts/ablate.sh NAME TABLE KEY VALUE [--set TABLE KEY VALUE]... [--both TABLE KEY VALUE]...
+#                     [--base NAME] [--config F] [--generations N] [--games N] [--rungs A,B]
+#                     [--nodes N]
 #   scripts/ablate.sh q-ratio replay q_ratio 0.5
 #   scripts/ablate.sh short-term replay short_term_horizon 8 --set replay short_term_ratio 0.5
 #
 # TABLE is "-" for a top-level key; --set changes one more key of the test run (a method that
-# takes several keys is still one ablation).
+# takes several keys is still one ablation); --both changes a key of both runs, and --base
+# names the base run (default "base"): a method measured on top of one adopted earlier reuses
+# that method's run as its base, e.g.
+#   scripts/ablate.sh mirror replay mirror true --both - encoding '"attacks"' --base attacks
 #
-# Runs go to runs/ablate-base and runs/ablate-NAME; figures to runs/ablate-NAME/ablation.txt.
+# Runs go to runs/ablate-BASE and runs/ablate-NAME; figures to runs/ablate-NAME/ablation.txt.
 # Both runs keep the config's time budget (strength per hour is the measure: run them on a
 # quiet machine), or with --generations N stop after N generations instead, so that another
 # job on the machine slows both alike rather than deciding the result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 4 ] || { sed -n 2,16p "$0"; exit 2; }
+[ $# -ge 4 ] || { sed -n 2,21p "$0"; exit 2; }
 name=$1 table=$2 key=$3 value=$4
 shift 4
 config=configs/runs/default.toml generations= games=50 rungs=fsf-skill0,fsf-skill5 nodes=16
-sets=("$table" "$key" "$value")
+sets=("$table" "$key" "$value") both=() basename=base
 while [ $# -gt 0 ]; do
   case $1 in
     --set) [ $# -ge 4 ] || { echo "--set needs TABLE KEY VALUE" >&2; exit 2; }
       sets+=("$2" "$3" "$4"); shift 4 ;;
+    --both) [ $# -ge 4 ] || { echo "--both needs TABLE KEY VALUE" >&2; exit 2; }
+      both+=("$2" "$3" "$4"); shift 4 ;;
+    --base) basename=$2; shift 2 ;;
     --config) config=$2; shift 2 ;;
     --generations) generations=$2; shift 2 ;;
     --games) games=$2; shift 2 ;;
@@ -78,10 +85,10 @@ open(out, "w").write("\n".join(lines) + "\n")
 PY
 }
 
-base=runs/ablate-configs/ablate-base.toml
+base=runs/ablate-configs/ablate-$basename.toml
 test=runs/ablate-configs/ablate-$name.toml
-edit "$base" ablate-base
-edit "$test" "ablate-$name" "${sets[@]}"
+edit "$base" "ablate-$basename" "${both[@]}"
+edit "$test" "ablate-$name" "${both[@]}" "${sets[@]}"
 export OMP_WAIT_POLICY=PASSIVE
 for c in "$base" "$test"; do
   r=runs/$(basename "$c" .toml)
@@ -93,11 +100,11 @@ for c in "$base" "$test"; do
 done
 
 last() { ls "runs/$1/models/"*.safetensors | sort | tail -n 1; }
-a=$(last ablate-base) b=$(last "ablate-$name")
+a=$(last "ablate-$basename") b=$(last "ablate-$name")
 out=runs/ablate-$name/ablation.txt
 {
-  echo "ablation $name: ${sets[*]} against the base ($config${generations:+, $generations generations})"
-  echo "base $a: $(grep -o '"seconds": [0-9.]*' runs/ablate-base/state.json | head -n 1)"
+  echo "ablation $name: ${sets[*]} against the base ablate-$basename ($config${both[*]:+ with ${both[*]}}${generations:+, $generations generations})"
+  echo "base $a: $(grep -o '"seconds": [0-9.]*' "runs/ablate-$basename/state.json" | head -n 1)"
   echo "test $b: $(grep -o '"seconds": [0-9.]*' "runs/ablate-$name/state.json" | head -n 1)"
   for p in "$a" "$b"; do
     echo "ladder placement of $p:"
