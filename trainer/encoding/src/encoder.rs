@@ -1024,20 +1024,7 @@ mod tests {
     }
 
     fn rotate_move(v: &Variant, mv: Move) -> Move {
-        let r = |sq: u8| (v.num_squares() - 1 - sq as usize) as u8;
-        match mv {
-            Move::Normal { from, to, promote } => Move::Normal {
-                from: r(from),
-                to: r(to),
-                promote,
-            },
-            Move::Double { from, via, to } => Move::Double {
-                from: r(from),
-                via: r(via),
-                to: r(to),
-            },
-            Move::Drop { kind, to } => Move::Drop { kind, to: r(to) },
-        }
+        mv.map_squares(|sq| (v.num_squares() - 1 - sq as usize) as u8)
     }
 
     #[test]

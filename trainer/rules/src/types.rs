@@ -108,6 +108,24 @@ pub enum Move {
 }
 
 impl Move {
+    /// The same move with each of its squares mapped by `f` (a board symmetry: a mirror, or
+    /// the half turn between the two sides' views).
+    pub fn map_squares(self, f: impl Fn(u8) -> u8) -> Move {
+        match self {
+            Move::Normal { from, to, promote } => Move::Normal {
+                from: f(from),
+                to: f(to),
+                promote,
+            },
+            Move::Double { from, via, to } => Move::Double {
+                from: f(from),
+                via: f(via),
+                to: f(to),
+            },
+            Move::Drop { kind, to } => Move::Drop { kind, to: f(to) },
+        }
+    }
+
     /// The destination square.
     #[inline(always)]
     pub fn to(self) -> usize {

@@ -450,21 +450,7 @@ impl Variant {
 
     /// The mirror image of a move: each of its squares mirrored ([`Variant::mirror_square`]).
     pub fn mirror_move(&self, mv: crate::Move) -> crate::Move {
-        use crate::Move;
-        let m = |sq: u8| self.mirror_square(sq as usize) as u8;
-        match mv {
-            Move::Normal { from, to, promote } => Move::Normal {
-                from: m(from),
-                to: m(to),
-                promote,
-            },
-            Move::Double { from, via, to } => Move::Double {
-                from: m(from),
-                via: m(via),
-                to: m(to),
-            },
-            Move::Drop { kind, to } => Move::Drop { kind, to: m(to) },
-        }
+        mv.map_squares(|sq| self.mirror_square(sq as usize) as u8)
     }
 
     /// The kind a piece of kind `k` turns into when it flips, if it is a flipping piece.

@@ -157,14 +157,8 @@ pub struct ReplayWindow {
     mirror: bool,
 }
 
-/// The buffers one batch is written to (see [`ReplayWindow::sample_batch`]).
-struct Buffers<'a> {
-    inputs: &'a mut Vec<f32>,
-    policy: &'a mut Vec<f32>,
-    wdl: &'a mut Vec<f32>,
-    /// The opponent-reply targets, when asked for.
-    replies: Option<&'a mut Vec<f32>>,
-}
+/// The buffers of a batch's inputs, policy targets and WDL targets.
+type Batch<'a> = (&'a mut Vec<f32>, &'a mut Vec<f32>, &'a mut Vec<f32>);
 
 impl ReplayWindow {
     /// An empty window whose WDL targets are the game results.
@@ -362,17 +356,7 @@ impl ReplayWindow {
         policy: &mut Vec<f32>,
         wdl: &mut Vec<f32>,
     ) {
-        self.fill(
-            n,
-            below,
-            Buffers {
-                inputs,
-                policy,
-                wdl,
-                replies: None,
-            },
-            false,
-        );
+        self.fill(n, below, (inputs, policy, wdl), None, false);
     }
 
     /// [`ReplayWindow::sample_batch`] plus the targets of KataGo's opponent-reply output in
@@ -389,18 +373,7 @@ impl ReplayWindow {
         wdl: &mut Vec<f32>,
         replies: &mut Vec<f32>,
     ) {
-        let replies = Some(replies);
-        self.fill(
-            n,
-            below,
-            Buffers {
-                inputs,
-                policy,
-                wdl,
-                replies,
-            },
-            false,
-        );
+        self.fill(n, below, (inputs, policy, wdl), Some(replies), false);
     }
 
     /// [`ReplayWindow::sample_batch`] with the game results alone as WDL targets, whatever
@@ -413,32 +386,17 @@ impl ReplayWindow {
         policy: &mut Vec<f32>,
         wdl: &mut Vec<f32>,
     ) {
-        self.fill(
-            n,
-            below,
-            Buffers {
-                inputs,
-                policy,
-                wdl,
-                replies: None,
-            },
-            true,
-        );
+        self.fill(n, below, (inputs, policy, wdl), None, true);
     }
 
     fn fill(
         &self,
         n: usize,
         mut below: impl FnMut(usize) -> usize,
-        out: Buffers<'_>,
+        (inputs, policy, wdl): Batch<'_>,
+        mut replies: Option<&mut Vec<f32>>,
         results_only: bool,
     ) {
-        let Buffers {
-            inputs,
-            policy,
-            wdl,
-            mut replies,
-        } = out;
         let il = self.encoder.input_len();
         let pl = self.encoder.policy_len();
         inputs.clear();
