@@ -122,6 +122,8 @@ fn the_default_run_is_configured_as_the_readme_says() {
         "runs `trainer run --config configs/runs/default.toml`: minishogi with a small network (`b4c32`) and Gumbel search",
         "the first 8 plies of each game sampled from its improved policy",
         "leaves with a move that wins at once scored without the network, `search.mate_plies = 1`",
+        "inputs that show what each side's pieces attack (`encoding = \"attacks\"`)",
+        "each training sample mirrored half the time (`replay.mirror = true`)",
         "stopping by itself after 19 minutes (`max_minutes`)",
         "two self-play threads",
         "no faster than four draws per new sample (`sample_reuse`)",
@@ -143,6 +145,8 @@ fn the_default_run_is_configured_as_the_readme_says() {
     assert_eq!(c.selfplay.gumbel_sample_plies, 8);
     assert_eq!(c.selfplay.gumbel_temperature, 1.0);
     assert_eq!(c.search.mate_plies, 1);
+    assert_eq!(c.encoding, encoding::EncodingLayout::Attacks);
+    assert!(c.replay.mirror);
     // It stops on its time budget: 19 minutes come long before its generations.
     assert_eq!(c.max_minutes, 19.0);
     assert_eq!(c.budget_seconds(), Some(19.0 * 60.0));
