@@ -167,7 +167,7 @@ fn the_default_run_is_configured_as_the_readme_says() {
 #[test]
 fn dlshogi_layout_in_check_explain_init_eval_and_arena() {
     let readme = prose("README.md");
-    assert!(readme.contains("`trainer check --explain V [--encoding generic\\|dlshogi]`"));
+    assert!(readme.contains("`trainer check --explain V [--encoding generic\\|attacks\\|dlshogi]`"));
     assert!(readme.contains("(`trainer check --explain shogi --encoding dlshogi` lists it)"));
     assert!(readme.contains("(62 + 57 planes: pieces, attacks, attacker counts, hands, check) and its 2,187 policy labels (27 move labels x 81 destination squares"));
 
@@ -199,6 +199,15 @@ fn dlshogi_layout_in_check_explain_init_eval_and_arena() {
     assert!(
         !generic.contains("dlshogi") && !generic.contains("2187"),
         "{generic}"
+    );
+    // The attacks layout adds per kind attack planes and attacker counts after the generic ones.
+    let attacks = trainer(&["check", "--explain", "minishogi", "--encoding", "attacks"]);
+    assert!(
+        attacks.starts_with("Encoding v1 (attacks) of minishogi")
+            && attacks.contains("Input: 59 planes x 5 ranks x 5 files")
+            && attacks.contains("33  own attacks of K")
+            && attacks.contains("58  opp attackers >= 3"),
+        "{attacks}"
     );
 
     let dir = temp_dir("dlshogi");

@@ -725,9 +725,12 @@ impl Encoder {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "Encoding v{ENCODING_VERSION} of {} ({}x{}, seen from the side to move; board \
+            "Encoding v{ENCODING_VERSION} ({}) of {} ({}x{}, seen from the side to move; board \
              rotated 180 degrees for gote)",
-            v.name, self.files, self.ranks
+            self.layout().name(),
+            v.name,
+            self.files,
+            self.ranks
         );
         let _ = writeln!(
             s,
