@@ -5,11 +5,8 @@
 
 mod common;
 
-use common::{encoder, meta_for, temp_dir, tiny, DataSet};
-use model::{
-    load_checkpoint, load_model, save_checkpoint, save_published_model, tensor_names, Batch,
-    Device, TrainConfig, Trainer,
-};
+use common::{encoder, meta_for, publish_without, tiny, DataSet};
+use model::{load_checkpoint, load_model, save_checkpoint, Batch, Device, TrainConfig, Trainer};
 use tch::{Kind, Tensor};
 
 fn on(weight: f64) -> TrainConfig {
@@ -170,18 +167,7 @@ fn published_networks_leave_it_out_and_checkpoints_keep_it() {
     for _ in 0..3 {
         step_with_replies(&mut a, &data);
     }
-    let dir = temp_dir("opponent-policy");
-    let published = dir.join("1.safetensors");
-    save_published_model(&a, &meta, &published).unwrap();
-    let names = tensor_names(&published).unwrap();
-    assert!(
-        names.iter().any(|n| n == "policy.conv2.weight"),
-        "{names:?}"
-    );
-    assert!(
-        !names.iter().any(|n| n.starts_with("policy_opponent")),
-        "{names:?}"
-    );
+    let (dir, published) = publish_without(&a, &meta, "opponent-policy", "policy_opponent");
     let (_, net, _) = load_model(&published, Device::Cpu).unwrap();
     assert!(!net.has_opponent_policy());
     // A fresh trainer with the output starts from the published weights.

@@ -5,10 +5,9 @@
 
 mod common;
 
-use common::{encoder, meta_for, step, temp_dir, tiny, DataSet};
+use common::{encoder, meta_for, publish_without, step, tiny, DataSet};
 use model::{
-    load_checkpoint, load_model, save_checkpoint, save_published_model, tensor_names, Batch,
-    Device, TrainConfig, Trainer,
+    load_checkpoint, load_model, save_checkpoint, tensor_names, Batch, Device, TrainConfig, Trainer,
 };
 use tch::{Kind, Tensor};
 
@@ -153,18 +152,7 @@ fn published_networks_leave_it_out_and_checkpoints_keep_it() {
         step(&mut a, &data, 8);
     }
     // The published file: no soft output, and it loads as an inference network.
-    let dir = temp_dir("soft-policy");
-    let published = dir.join("1.safetensors");
-    save_published_model(&a, &meta, &published).unwrap();
-    let names = tensor_names(&published).unwrap();
-    assert!(
-        names.iter().any(|n| n == "policy.conv2.weight"),
-        "{names:?}"
-    );
-    assert!(
-        !names.iter().any(|n| n.starts_with("policy_soft")),
-        "{names:?}"
-    );
+    let (dir, published) = publish_without(&a, &meta, "soft-policy", "policy_soft");
     let (_, net, _) = load_model(&published, Device::Cpu).unwrap();
     assert!(!net.has_soft_policy());
     // The checkpoint: with it, and both continue the same way.

@@ -224,3 +224,19 @@ pub fn venv_python() -> PathBuf {
     );
     p
 }
+
+/// Publishes `t` as `1.safetensors` in a fresh directory `name` and checks that the file holds
+/// the policy head and no tensor whose name starts with `aux` (the auxiliary outputs training
+/// uses and published networks leave out); returns the directory and the file.
+pub fn publish_without(t: &Trainer, meta: &ModelMeta, name: &str, aux: &str) -> (PathBuf, PathBuf) {
+    let dir = temp_dir(name);
+    let published = dir.join("1.safetensors");
+    model::save_published_model(t, meta, &published).unwrap();
+    let names = model::tensor_names(&published).unwrap();
+    assert!(
+        names.iter().any(|n| n == "policy.conv2.weight"),
+        "{names:?}"
+    );
+    assert!(!names.iter().any(|n| n.starts_with(aux)), "{names:?}");
+    (dir, published)
+}

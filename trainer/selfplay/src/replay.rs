@@ -530,6 +530,24 @@ mod tests {
         (enc, rec)
     }
 
+    /// `n` samples of `w` drawn in order (the k-th draw from a range of m is k % m): inputs,
+    /// policies and WDL targets.
+    fn in_order(w: &ReplayWindow, n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+        let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
+        let mut next = 0;
+        w.sample_batch(
+            n,
+            |k| {
+                next += 1;
+                (next - 1) % k
+            },
+            &mut x,
+            &mut p,
+            &mut z,
+        );
+        (x, p, z)
+    }
+
     /// How often each ply is drawn in `n` samples of `w`, and how many random numbers the
     /// draws took.
     fn draw_counts(w: &ReplayWindow, plies: usize, n: usize) -> (Vec<usize>, usize) {
@@ -651,18 +669,7 @@ mod tests {
         assert_eq!(w.len(), 6);
         w.trim(4);
         assert_eq!(w.len(), 3);
-        let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
-        let mut next = 0;
-        w.sample_batch(
-            3,
-            |k| {
-                next += 1;
-                (next - 1) % k
-            },
-            &mut x,
-            &mut p,
-            &mut z,
-        );
+        let (x, p, z) = in_order(&w, 3);
         // Sample 0 is ply 0 (sente to move, sente won): a win; sample 1 is ply 2, also sente.
         assert_eq!(&z[0..3], &[1.0, 0.0, 0.0]);
         // Sample 2 is ply 3: gote to move, so a loss.
@@ -758,18 +765,7 @@ mod tests {
         // Ply 4 ended the game: no answer.
         assert!(row(3).iter().all(|&q| q == 0.0));
         // The other buffers are those of sample_batch with the same draws.
-        let (mut x2, mut p2, mut z2) = (Vec::new(), Vec::new(), Vec::new());
-        let mut next = 0;
-        w.sample_batch(
-            4,
-            |k| {
-                next += 1;
-                (next - 1) % k
-            },
-            &mut x2,
-            &mut p2,
-            &mut z2,
-        );
+        let (x2, p2, z2) = in_order(&w, 4);
         assert_eq!((x, p, z), (x2, p2, z2));
     }
 
@@ -783,18 +779,7 @@ mod tests {
         w.add_game(&rec).unwrap();
         let (il, pl) = (enc.input_len(), enc.policy_len());
         // Every sample of the game, as it is and mirrored (inputs with their policies).
-        let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
-        let mut next = 0;
-        plain.sample_batch(
-            4,
-            |k| {
-                next += 1;
-                (next - 1) % k
-            },
-            &mut x,
-            &mut p,
-            &mut z,
-        );
+        let (x, p, _) = in_order(&plain, 4);
         let mut scratch = Vec::new();
         let mut known = Vec::new();
         for i in 0..4 {
