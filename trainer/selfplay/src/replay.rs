@@ -534,18 +534,17 @@ mod tests {
     /// policies and WDL targets.
     fn in_order(w: &ReplayWindow, n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
         let (mut x, mut p, mut z) = (Vec::new(), Vec::new(), Vec::new());
-        let mut next = 0;
-        w.sample_batch(
-            n,
-            |k| {
-                next += 1;
-                (next - 1) % k
-            },
-            &mut x,
-            &mut p,
-            &mut z,
-        );
+        w.sample_batch(n, in_order_draws(), &mut x, &mut p, &mut z);
         (x, p, z)
+    }
+
+    /// Draws in order: the k-th draw from a range of m is k % m.
+    fn in_order_draws() -> impl FnMut(usize) -> usize {
+        let mut next = 0;
+        move |k| {
+            next += 1;
+            (next - 1) % k
+        }
     }
 
     /// How often each ply is drawn in `n` samples of `w`, and how many random numbers the
@@ -724,18 +723,7 @@ mod tests {
         w.add_game(&rec).unwrap();
         assert_eq!(w.len(), 4);
         let (mut x, mut p, mut z, mut r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let mut next = 0;
-        w.sample_batch_with_replies(
-            4,
-            |k| {
-                next += 1;
-                (next - 1) % k
-            },
-            &mut x,
-            &mut p,
-            &mut z,
-            &mut r,
-        );
+        w.sample_batch_with_replies(4, in_order_draws(), &mut x, &mut p, &mut z, &mut r);
         let pl = enc.policy_len();
         let row = |i: usize| &r[i * pl..(i + 1) * pl];
         let sparse = |i: usize| -> Vec<(usize, f32)> {
