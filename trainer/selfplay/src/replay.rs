@@ -538,7 +538,7 @@ mod tests {
         (x, p, z)
     }
 
-    /// Draws in order: the k-th draw from a range of m is k % m.
+    /// Draws in order: the n-th draw (from 0) from a range of k is n % k.
     fn in_order_draws() -> impl FnMut(usize) -> usize {
         let mut next = 0;
         move |k| {
