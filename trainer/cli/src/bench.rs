@@ -72,6 +72,9 @@ pub struct SelfplayArgs {
     /// Inference precision on CUDA: auto, f32, f16 or bf16.
     #[arg(long, default_value = "auto")]
     pub precision: encoding::Precision,
+    /// Network answers kept per network and thread (`selfplay.eval_cache`; 0: none).
+    #[arg(long, default_value_t = 0)]
+    pub eval_cache: usize,
     /// Instead of the network, a device that answers any batch with uniform outputs after
     /// MS milliseconds (no work): the ratio then says whether the search threads hide
     /// that latency (achieved evals/s over batch/MS).
@@ -182,6 +185,7 @@ fn bench_selfplay(a: SelfplayArgs) -> Result<()> {
         inference: choice("--inference", &a.inference)?,
         max_batch: a.max_batch,
         precision: a.precision,
+        eval_cache: a.eval_cache,
         ..Default::default()
     };
     selfplay.validate().map_err(flag_error)?;

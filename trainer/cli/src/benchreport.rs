@@ -117,6 +117,14 @@ pub(crate) fn bench_selfplay(o: &pipeline::bench::SelfplayOptions) -> Result<()>
         b.loop_rate(),
         100.0 * s.eval_seconds / (s.seconds * b.threads as f64).max(1e-9)
     );
+    if s.cache_hits > 0 {
+        println!(
+            "evaluation cache: {} leaves answered without the network ({:.1}% of the leaves), {:.0} leaves/s in all",
+            s.cache_hits,
+            100.0 * s.cache_hits as f64 / (s.evals + s.cache_hits).max(1) as f64,
+            (s.evals + s.cache_hits) as f64 / s.seconds.max(1e-9)
+        );
+    }
     if let (Some(busy), Some(pass)) = (b.server_busy, b.server_pass) {
         println!(
             "the inference server evaluated {:.1}% of the time, {:.3} ms a pass",

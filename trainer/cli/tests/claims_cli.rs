@@ -152,6 +152,8 @@ fn the_default_run_is_configured_as_the_readme_says() {
     assert_eq!(c.budget_seconds(), Some(19.0 * 60.0));
     assert!(c.generations >= 1000);
     assert_eq!(c.selfplay.threads, 2);
+    assert_eq!(c.selfplay.eval_cache, 1 << 16);
+    assert!(readme.contains("`eval_cache` (65,536 entries by default; 0: none)"));
     assert_eq!(c.sample_reuse, 4.0);
     assert_eq!(c.steps_per_generation, 100);
     assert_eq!(c.games_per_generation, 0, "self-play plays without pause");

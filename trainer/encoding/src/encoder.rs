@@ -484,6 +484,18 @@ impl Encoder {
         }
     }
 
+    /// A key of everything [`encode`](Self::encode) reads from `pos`, for caching network
+    /// answers: the Zobrist hash of board, hands and side to move (check and attacks follow
+    /// from them), mixed with the repetition plane's value (which the hash does not hold).
+    /// dlshogi's layout reads no repetition, so its key is the hash alone.
+    pub fn cache_key(&self, pos: &Position) -> u64 {
+        if self.dlshogi.is_some() {
+            return pos.hash();
+        }
+        let reps = pos.repetition_count().saturating_sub(1).min(3) as u64;
+        pos.hash() ^ reps.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
     /// Writes the input planes of `pos` into `out` (`out.len() == input_len()`), overwriting
     /// every value.
     pub fn encode(&self, pos: &Position, out: &mut [f32]) {
@@ -1193,6 +1205,37 @@ mod tests {
             enc.encode(&pos, &mut out);
             assert_eq!(out[rep], expected, "after {i} cycles");
         }
+    }
+
+    /// The cache key covers what the encoder reads: positions with one key encode alike (over
+    /// random playouts of every layout, repetitions included), and a repetition changes the key.
+    #[test]
+    fn equal_cache_keys_mean_equal_inputs() {
+        for (i, (name, enc)) in all_encoders().into_iter().enumerate() {
+            let v = enc.variant().clone();
+            let mut seen: HashMap<u64, Vec<f32>> = HashMap::new();
+            let mut out = vec![0.0; enc.input_len()];
+            for pos in random_positions(&v, 40 + i as u64, 300) {
+                enc.encode(&pos, &mut out);
+                let first = seen
+                    .entry(enc.cache_key(&pos))
+                    .or_insert_with(|| out.clone());
+                assert_eq!(*first, out, "{name}: one key, two inputs");
+            }
+        }
+        let enc = encoder("shogi");
+        let mut pos = Position::start(enc.variant().clone());
+        let mut keys = vec![enc.cache_key(&pos)];
+        for _ in 0..4 {
+            pos.play_usi("5i4h 5a4b 4h5i 4b5a").unwrap();
+            keys.push(enc.cache_key(&pos));
+        }
+        // Repetitions 1 to 4 read as four different inputs; a fifth reads as the fourth.
+        assert_eq!(
+            keys.iter().collect::<std::collections::HashSet<_>>().len(),
+            4
+        );
+        assert_eq!(keys[3], keys[4]);
     }
 
     fn plane_index(enc: &Encoder, name: &str) -> usize {

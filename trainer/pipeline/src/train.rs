@@ -448,15 +448,21 @@ impl<'a> TrainLoop<'a> {
             let games = d(now.games, prev.games);
             let secs = at.elapsed().as_secs_f64().max(1e-9);
             let evals = d(now.evals, prev.evals) as f64 / secs;
+            let hits = d(now.cache_hits, prev.cache_hits) as f64 / secs;
             let g = games.max(1) as f64;
             line.push_str(&format!(
-                "; self-play {games} games, {:.1} plies/game, sente/gote/draw {}/{}/{}, resigned {}, {:.0} evals/s, {:.0} moves/s",
+                "; self-play {games} games, {:.1} plies/game, sente/gote/draw {}/{}/{}, resigned {}, {:.0} evals/s{}, {:.0} moves/s",
                 d(now.plies, prev.plies) as f64 / g,
                 d(now.sente_wins, prev.sente_wins),
                 d(now.gote_wins, prev.gote_wins),
                 d(now.draws, prev.draws),
                 d(now.resigned, prev.resigned),
                 evals,
+                if hits > 0.0 {
+                    format!(" (+{hits:.0} leaves/s from the cache)")
+                } else {
+                    String::new()
+                },
                 d(now.plies, prev.plies) as f64 / secs,
             ));
             r.scalar(
@@ -475,6 +481,7 @@ impl<'a> TrainLoop<'a> {
                 gen,
             );
             r.scalar("speed/evals_per_s", evals, gen);
+            r.scalar("speed/cache_hits_per_s", hits, gen);
             if now.no_resign_games > prev.no_resign_games {
                 r.scalar(
                     "selfplay/false_resign_rate",

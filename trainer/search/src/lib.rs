@@ -7,6 +7,7 @@
 //! Gumbel AlphaZero, configured by [`SearchConfig`]; they share one search loop and differ only
 //! in their parts (root preparation, root and interior selection, outputs: `parts.rs`).
 
+mod cache;
 mod config;
 mod evaluator;
 mod mcts;
@@ -14,6 +15,7 @@ mod parts;
 mod rng;
 mod tree;
 
+pub use cache::EvalCache;
 pub use config::{Algorithm, SearchConfig, SearchError, MAX_MATE_PLIES};
 pub use evaluator::{Evaluation, Evaluator, EvaluatorError, Request, Ticket, UniformEvaluator};
 pub use mcts::{sample_move, sample_policy, Search, SearchResult};

@@ -11,10 +11,11 @@ use crate::samples::{GameRecord, MoveTarget};
 use encoding::{Encoder, Precision};
 use rules::{Color, Move, Variant};
 use search::{
-    sample_move, sample_policy, Algorithm, Evaluator, EvaluatorError, Request, Search,
+    sample_move, sample_policy, Algorithm, EvalCache, Evaluator, EvaluatorError, Request, Search,
     SearchConfig, Ticket,
 };
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -73,6 +74,12 @@ pub struct SelfPlayConfig {
     pub no_resign_fraction: f32,
     /// A game reaching this many plies is a draw (0: the variant's own limit only).
     pub max_plies: u32,
+    /// Network answers kept per network and search thread, keyed by position (rounded up to a
+    /// power of two; 0: none): a leaf already evaluated by the same network, reached by another
+    /// move order or in another game, is expanded from the table, and leaves repeated within one
+    /// batch are evaluated once. An entry takes about 50 bytes and 4 more per legal move of its
+    /// position; the default is 65,536 entries.
+    pub eval_cache: usize,
 }
 
 impl Default for SelfPlayConfig {
@@ -97,6 +104,7 @@ impl Default for SelfPlayConfig {
             resign_consecutive: 3,
             no_resign_fraction: 0.1,
             max_plies: 300,
+            eval_cache: 1 << 16,
         }
     }
 }
@@ -115,6 +123,12 @@ impl SelfPlayConfig {
         }
         if self.pipeline > 16 {
             return Err(SelfPlayError::config("pipeline", "must be 0 (auto) to 16"));
+        }
+        if self.eval_cache > 1 << 24 {
+            return Err(SelfPlayError::config(
+                "eval_cache",
+                "must be 0 (none) to 16777216 entries",
+            ));
         }
         if self.max_batch > 65536 {
             return Err(SelfPlayError::config(
@@ -260,6 +274,9 @@ pub struct PlayStats {
     pub false_resigns: u64,
     /// Positions evaluated by the network(s).
     pub evals: u64,
+    /// Leaves answered without the network: from the evaluation cache, or by another game's
+    /// identical leaf in the same batch (`eval_cache`).
+    pub cache_hits: u64,
     /// Evaluator calls (evals / batches = mean batch size).
     pub batches: u64,
     /// Training samples recorded (full searches).
@@ -282,6 +299,7 @@ impl PlayStats {
         self.no_resign_games += o.no_resign_games;
         self.false_resigns += o.false_resigns;
         self.evals += o.evals;
+        self.cache_hits += o.cache_hits;
         self.batches += o.batches;
         self.samples += o.samples;
         self.eval_seconds += o.eval_seconds;
@@ -507,6 +525,10 @@ struct Driver<'a, 'e> {
     stats: PlayStats,
     started: usize,
     evaluators: Vec<Option<Box<dyn Evaluator + 'e>>>,
+    /// Per evaluator slot: its answers by position (`eval_cache`).
+    caches: Vec<EvalCache>,
+    /// Per evaluator slot: whether its leaves are looked up (`eval_cache` > 0).
+    cached: bool,
     /// Self-play: the slot of the newest network.
     current: usize,
     eval_time: Duration,
@@ -529,6 +551,10 @@ impl<'a, 'e> Driver<'a, 'e> {
             encoders.len() >= seats && searches.len() >= seats && evaluators.len() >= seats,
             "run_games: {seats} evaluators, encoders and search settings needed"
         );
+        let cached = cfg.eval_cache > 0;
+        let caches = (0..evaluators.len())
+            .map(|_| EvalCache::new(cfg.eval_cache))
+            .collect();
         Driver {
             k: Settings {
                 encoder: encoders[0],
@@ -549,6 +575,8 @@ impl<'a, 'e> Driver<'a, 'e> {
             stats: PlayStats::default(),
             started: 0,
             evaluators: evaluators.into_iter().map(Some).collect(),
+            caches,
+            cached,
             current: 0,
             eval_time: Duration::ZERO,
         }
@@ -641,12 +669,20 @@ impl<'a, 'e> Driver<'a, 'e> {
             let t = Instant::now();
             let r = ticket.wait()?;
             self.eval_time += t.elapsed();
-            for (k, &si) in group.pending[ev].iter().enumerate() {
+            if self.cached {
+                for k in 0..r.len() {
+                    self.caches[ev].insert(group.keys[ev][k], &r.logits[r.range(k)], r.wdl[k]);
+                }
+            }
+            for &(si, k) in group.pending[ev].iter() {
                 let game = group.slots[si].as_mut().expect("pending game");
                 let who = active(game, self.k.mode);
+                let k = k as usize;
                 game.searches[who].expand(&r.logits[r.range(k)], r.wdl[k]);
             }
             group.pending[ev].clear();
+            group.keys[ev].clear();
+            group.rows[ev].clear();
             group.requests[ev] = r;
         }
         Ok(())
@@ -657,6 +693,7 @@ impl<'a, 'e> Driver<'a, 'e> {
         if self.k.mode == Mode::SelfPlay {
             if let Some(e) = control.new_network() {
                 self.evaluators.push(Some(e));
+                self.caches.push(EvalCache::new(self.k.cfg.eval_cache));
                 self.current = self.evaluators.len() - 1;
             }
         }
@@ -719,14 +756,37 @@ impl<'a, 'e> Driver<'a, 'e> {
             let enc = self.encoders[self.seat(ev)];
             let s = &mut game.searches[who];
             if s.select() {
-                let r = &mut group.requests[ev];
                 let leaf = s.leaf_position();
+                let key = if self.cached {
+                    let key = enc.cache_key(leaf);
+                    let moves = s.leaf_moves().len();
+                    if let Some((logits, wdl)) = self.caches[ev].get(key, moves) {
+                        s.expand(logits, wdl);
+                        self.stats.cache_hits += 1;
+                        continue;
+                    }
+                    if let Some(&row) = group.rows[ev].get(&key) {
+                        // Another game's leaf in this batch: share its answer.
+                        group.pending[ev].push((si, row));
+                        self.stats.cache_hits += 1;
+                        break;
+                    }
+                    key
+                } else {
+                    0
+                };
+                let r = &mut group.requests[ev];
+                let row = r.len() as u32;
                 enc.encode(leaf, r.add_position(enc.input_len()));
                 for &mv in s.leaf_moves() {
                     r.moves.push(enc.move_to_index(leaf, mv) as u32);
                 }
                 r.end_position();
-                group.pending[ev].push(si);
+                group.pending[ev].push((si, row));
+                if self.cached {
+                    group.rows[ev].insert(key, row);
+                    group.keys[ev].push(key);
+                }
                 break;
             }
         }
@@ -763,6 +823,7 @@ impl<'a, 'e> Driver<'a, 'e> {
                 .any(|g| g.slots.iter().flatten().any(|game| game.ev == i));
             if i != self.current && e.is_some() && !used {
                 *e = None;
+                self.caches[i] = EvalCache::default();
             }
         }
     }
@@ -774,8 +835,13 @@ struct Group {
     slots: Vec<Option<Game>>,
     /// Per evaluator: the batch being filled (its buffers are reused).
     requests: Vec<Request>,
-    /// Per evaluator: the slots whose leaves are in the batch, in order.
-    pending: Vec<Vec<usize>>,
+    /// Per evaluator: the slots whose leaves are in the batch and the batch row answering
+    /// each (rows are shared by identical leaves when `eval_cache` is on).
+    pending: Vec<Vec<(usize, u32)>>,
+    /// Per evaluator, with `eval_cache`: the cache key of each batch row...
+    keys: Vec<Vec<u64>>,
+    /// ...and the row of each key.
+    rows: Vec<HashMap<u64, u32>>,
     /// Per evaluator: the batch submitted and not yet applied.
     tickets: Vec<Option<Ticket>>,
 }
@@ -792,6 +858,8 @@ impl Group {
     fn resize(&mut self, n: usize) {
         self.requests.resize_with(n, Request::default);
         self.pending.resize_with(n, Vec::new);
+        self.keys.resize_with(n, Vec::new);
+        self.rows.resize_with(n, HashMap::new);
         self.tickets.resize_with(n, || None);
     }
 }

@@ -260,3 +260,36 @@ fn the_simulated_device_waits_and_answers_uniformly() {
     assert_eq!(r.logits, vec![0.0; 192]);
     assert_eq!(r.wdl, vec![[1.0 / 3.0; 3]; 64]);
 }
+
+#[test]
+fn the_evaluation_cache_changes_no_game_and_saves_network_calls() {
+    let enc = encoder();
+    let plain = SelfPlayConfig {
+        eval_cache: 0,
+        ..config(1, 1)
+    };
+    let cached = SelfPlayConfig {
+        eval_cache: 1 << 12,
+        ..plain.clone()
+    };
+    let (a, sa) = play(&enc, vec![Box::new(hashed(&enc))], &plain, 6, 3);
+    let (b, sb) = play(&enc, vec![Box::new(hashed(&enc))], &cached, 6, 3);
+    assert_eq!(a, b, "answers from the cache changed the games");
+    assert_eq!(sa.cache_hits, 0);
+    assert!(sb.cache_hits > 0, "no leaf repeated in 6 games: {sb:?}");
+    // Every leaf the plain run sent to the network came from the network or the cache.
+    assert_eq!(sa.evals, sb.evals + sb.cache_hits);
+    // Games started together share their identical leaves within a batch: four games at the
+    // start position send it once.
+    let four = SelfPlayConfig {
+        eval_cache: 1 << 12,
+        ..config(4, 1)
+    };
+    let (games, s) = play(&enc, vec![Box::new(hashed(&enc))], &four, 8, 3);
+    assert_eq!(games.len(), 8);
+    assert!(s.cache_hits >= 3, "{s:?}");
+    let mut window = ReplayWindow::new(enc.clone());
+    for (_, g) in &games {
+        window.add_game(g).expect("a legal game");
+    }
+}
