@@ -9,7 +9,7 @@
 use crate::error::ArenaError;
 use encoding::Encoder;
 use rules::{Move, Position};
-use search::{Algorithm, Request, Search};
+use search::{Algorithm, EvalCache, Request, Search};
 
 /// Largest doubling of the first round's budget (its size then stays, capped by what is left).
 const MAX_DOUBLINGS: u32 = 20;
@@ -66,6 +66,17 @@ pub(crate) trait Driver {
     fn on_leaf(&mut self, _leaf: &Position) {}
     /// Answers `r`: the logits of its wanted moves and the WDL of each position.
     fn evaluate(&mut self, r: &mut Request) -> Result<(), ArenaError>;
+    /// The network's answers kept by position, if any: leaves found there skip the network.
+    fn cache(&mut self) -> Option<&mut EvalCache> {
+        None
+    }
+}
+
+/// Where each leaf of a minibatch gets its answer: a row of the network's request (with the
+/// leaf's cache key), or the cache.
+enum Source {
+    Net(usize, u64),
+    Cached,
 }
 
 /// Runs `search` (no noise) round after round until `rounds` or `driver` ends it. A root with
@@ -80,6 +91,10 @@ pub(crate) fn run(
     let encoder = driver.encoder().clone();
     let batch = driver.batch().max(1);
     let mut r = Request::default();
+    // With a cache: the minibatch's answers in leaf order, and where each comes from.
+    let mut all = Request::default();
+    let mut sources: Vec<Source> = Vec::new();
+    let cached = driver.cache().is_some_and(|c| c.enabled());
     while let Some(budget) = rounds.next(driver.left(search)) {
         search.start(budget, false);
         while !search.finished() {
@@ -91,9 +106,57 @@ pub(crate) fn run(
                 if search.select() {
                     let leaf = search.leaf_position();
                     driver.on_leaf(leaf);
+                    let key = cached.then(|| encoder.cache_key(leaf));
+                    let moves = search.leaf_moves().len();
+                    if let Some(k) = key {
+                        if let Some((logits, wdl)) = driver.cache().and_then(|c| c.get(k, moves)) {
+                            search.expand(logits, wdl);
+                            continue;
+                        }
+                    }
                     add_leaf(&encoder, &mut r, leaf, search.leaf_moves());
                     answer(driver, &mut r)?;
+                    if let (Some(k), Some(c)) = (key, driver.cache()) {
+                        c.insert(k, &r.logits, r.wdl[0]);
+                    }
                     search.expand(&r.logits, r.wdl[0]);
+                }
+            } else if cached {
+                all.clear();
+                sources.clear();
+                let n = search.select_batch(batch, |leaf, moves| {
+                    driver.on_leaf(leaf);
+                    let key = encoder.cache_key(leaf);
+                    if let Some((logits, wdl)) =
+                        driver.cache().and_then(|c| c.get(key, moves.len()))
+                    {
+                        all.logits.extend_from_slice(logits);
+                        all.wdl.push(wdl);
+                        sources.push(Source::Cached);
+                    } else {
+                        all.logits.extend(std::iter::repeat_n(0.0, moves.len()));
+                        all.wdl.push([0.0; 3]);
+                        sources.push(Source::Net(r.len(), key));
+                        add_leaf(&encoder, &mut r, leaf, moves);
+                    }
+                    all.ends.push(all.logits.len() as u32);
+                });
+                if n > 0 {
+                    if !r.is_empty() {
+                        answer(driver, &mut r)?;
+                    }
+                    for (i, source) in sources.iter().enumerate() {
+                        if let Source::Net(row, key) = *source {
+                            let from = &r.logits[r.range(row)];
+                            let to = all.range(i);
+                            all.logits[to].copy_from_slice(from);
+                            all.wdl[i] = r.wdl[row];
+                            if let Some(c) = driver.cache() {
+                                c.insert(key, from, r.wdl[row]);
+                            }
+                        }
+                    }
+                    search.expand_batch(&all);
                 }
             } else {
                 let n = search.select_batch(batch, |leaf, moves| {
@@ -145,10 +208,12 @@ mod tests {
     use search::{Evaluator, SearchConfig, UniformEvaluator};
     use std::sync::Arc;
 
-    /// A fixed budget, uniform answers, and the size of every network call.
+    /// A fixed budget, the network's answers (and a cache of them, if any), and the size of
+    /// every network call.
     struct Counting {
         encoder: Encoder,
-        net: UniformEvaluator,
+        net: Box<dyn Evaluator>,
+        cache: Option<EvalCache>,
         batch: usize,
         budget: u64,
         calls: Vec<usize>,
@@ -175,6 +240,100 @@ mod tests {
             self.calls.push(r.len());
             Ok(self.net.evaluate_request(r)?)
         }
+        fn cache(&mut self) -> Option<&mut EvalCache> {
+            self.cache.as_mut()
+        }
+    }
+
+    /// Answers that differ from position to position (a function of the encoded input), so
+    /// that a search depends on every answer.
+    struct Varied(UniformEvaluator);
+
+    impl Evaluator for Varied {
+        fn input_len(&self) -> usize {
+            self.0.input_len
+        }
+        fn policy_len(&self) -> usize {
+            self.0.policy_len
+        }
+        fn evaluate(
+            &mut self,
+            x: &[f32],
+            n: usize,
+        ) -> Result<Vec<search::Evaluation>, search::EvaluatorError> {
+            let mut out = self.0.evaluate(x, n)?;
+            for (e, input) in out.iter_mut().zip(x.chunks(self.0.input_len)) {
+                let h = input.iter().enumerate().fold(1u64, |h, (k, &v)| {
+                    h.rotate_left(5) ^ (k as u64).wrapping_mul((v * 3.0) as u64 + 1)
+                });
+                for (m, l) in e.policy_logits.iter_mut().enumerate() {
+                    *l = ((h ^ m as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as f32 / 4.0;
+                }
+                let w = (h % 64) as f32 / 128.0;
+                e.wdl = [w, 0.2, 0.8 - w];
+            }
+            Ok(out)
+        }
+    }
+
+    fn uniform(encoder: &Encoder) -> UniformEvaluator {
+        UniformEvaluator {
+            input_len: encoder.input_len(),
+            policy_len: encoder.policy_len(),
+        }
+    }
+
+    #[test]
+    fn the_cache_changes_no_search_and_saves_network_calls() {
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let encoder = Encoder::new(v.clone());
+        let mut pos = Position::start(v.clone());
+        for k in [3, 5, 2, 7] {
+            let legal = pos.legal_moves();
+            pos.make_move(legal[k % legal.len()]);
+        }
+        for algorithm in [Algorithm::Gumbel, Algorithm::Puct] {
+            for batch in [1usize, 16] {
+                // A search, then another two plies on (our move and a reply), as in a game:
+                // the second meets positions the first evaluated.
+                let mut searched = |cache: Option<EvalCache>| {
+                    let mut d = Counting {
+                        net: Box::new(Varied(uniform(&encoder))),
+                        cache,
+                        encoder: encoder.clone(),
+                        batch,
+                        budget: 400,
+                        calls: Vec::new(),
+                        leaves: 0,
+                    };
+                    let config = SearchConfig {
+                        algorithm,
+                        ..SearchConfig::default()
+                    };
+                    let mut root = pos.clone();
+                    let mut out = Vec::new();
+                    for _ in 0..2 {
+                        let mut search = Search::new(config.clone(), root.clone(), 1);
+                        run(&mut search, Rounds::new(algorithm, true, 100), &mut d).unwrap();
+                        let r = search.result();
+                        root.make_move(r.best);
+                        root.make_move(root.legal_moves()[0]);
+                        out.push((r.visits, r.best));
+                    }
+                    (out, d.leaves, d.calls.iter().sum::<usize>())
+                };
+                let (plain, leaves, from_net) = searched(None);
+                assert_eq!(leaves, from_net);
+                let (cached, cleaves, cnet) = searched(Some(EvalCache::new(1 << 12)));
+                let what = format!("{algorithm:?} batch {batch}");
+                assert_eq!(cached, plain, "{what}: the cache changed the searches");
+                assert_eq!(cleaves, leaves, "{what}");
+                assert!(
+                    cnet < leaves,
+                    "{what}: no leaf from the cache ({cnet} of {leaves})"
+                );
+            }
+        }
     }
 
     #[test]
@@ -184,10 +343,8 @@ mod tests {
         for algorithm in [Algorithm::Gumbel, Algorithm::Puct] {
             for batch in [1usize, 16] {
                 let mut d = Counting {
-                    net: UniformEvaluator {
-                        input_len: encoder.input_len(),
-                        policy_len: encoder.policy_len(),
-                    },
+                    net: Box::new(uniform(&encoder)),
+                    cache: None,
                     encoder: encoder.clone(),
                     batch,
                     budget: 500,

@@ -6,7 +6,9 @@ use crate::network::NetworkOpener;
 use crate::rounds::{self, Driver, Rounds};
 use encoding::{Device, Encoder};
 use rules::{Move, Position, Variant};
-use search::{Algorithm, Evaluator, Request, Search, SearchConfig, SearchResult, UniformEvaluator};
+use search::{
+    Algorithm, EvalCache, Evaluator, Request, Search, SearchConfig, SearchResult, UniformEvaluator,
+};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -22,6 +24,9 @@ pub struct Searcher {
     nodes: u32,
     seed: u64,
     request: Request,
+    /// The network's answers by position, kept from move to move (the uniform evaluator's
+    /// cost nothing to recompute: none kept).
+    cache: EvalCache,
 }
 
 /// The network's own view of a position: its WDL and its policy over the legal moves.
@@ -41,7 +46,7 @@ impl Searcher {
             input_len: encoder.input_len(),
             policy_len: encoder.policy_len(),
         };
-        Searcher::with(encoder, Box::new(uniform), nodes)
+        Searcher::with(encoder, Box::new(uniform), nodes, 0)
     }
 
     /// A searcher with `nodes` simulations per move on the network of the model file `path`,
@@ -73,16 +78,22 @@ impl Searcher {
                 variant: variant.name.clone(),
                 reason,
             })?;
-        Ok(Searcher::with(encoder, opened.net, nodes))
+        Ok(Searcher::with(
+            encoder,
+            opened.net,
+            nodes,
+            search::DEFAULT_EVAL_CACHE,
+        ))
     }
 
-    fn with(encoder: Encoder, net: Box<dyn Evaluator>, nodes: u32) -> Searcher {
+    fn with(encoder: Encoder, net: Box<dyn Evaluator>, nodes: u32, cache: usize) -> Searcher {
         Searcher {
             encoder,
             net,
             nodes: nodes.max(1),
             seed: 0,
             request: Request::default(),
+            cache: EvalCache::new(cache),
         }
     }
 
@@ -200,6 +211,10 @@ impl Driver for Timed<'_> {
 
     fn evaluate(&mut self, r: &mut Request) -> Result<(), ArenaError> {
         Ok(self.searcher.net.evaluate_request(r)?)
+    }
+
+    fn cache(&mut self) -> Option<&mut EvalCache> {
+        Some(&mut self.searcher.cache)
     }
 }
 

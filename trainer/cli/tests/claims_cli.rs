@@ -480,6 +480,7 @@ fn usi_hash_ponder_and_minibatch_defaults() {
     assert!(readme.contains("`MinibatchSize` (default 16)"));
     assert!(readme.contains("`ReuseTree` (default off)"));
     assert!(readme.contains("`MatePlies` (default 1)"));
+    assert!(readme.contains("`NNCacheSize` (default 65536)"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_trainer"))
         .args(["usi", "--variant", "minishogi"])
         .stdin(Stdio::piped())
@@ -519,6 +520,10 @@ fn usi_hash_ponder_and_minibatch_defaults() {
     assert_eq!(
         option("MatePlies"),
         "option name MatePlies type spin default 1 min 0 max 7"
+    );
+    assert_eq!(
+        option("NNCacheSize"),
+        "option name NNCacheSize type spin default 65536 min 0 max 16777216"
     );
 }
 

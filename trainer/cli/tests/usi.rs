@@ -300,6 +300,7 @@ fn bad_commands_are_reported_and_change_nothing() {
         "setoption name Algorithm value alphabeta",
         "setoption name Device value tpu",
         "setoption name USI_Variant value chess",
+        "setoption name NNCacheSize value 16777217",
         "setoption Threads 2",
         "gameover maybe",
     ] {
@@ -310,6 +311,8 @@ fn bad_commands_are_reported_and_change_nothing() {
     // Options that are accepted silently.
     for ok in [
         "setoption name USI_Hash value 128",
+        "setoption name NNCacheSize value 0",
+        "setoption name NNCacheSize value 1024",
         "setoption name USI_Ponder value false",
         "setoption name Threads value 1",
         "setoption name Device value cpu",

@@ -4,6 +4,10 @@
 //! network. The key must cover everything the encoder reads (see `Encoder::cache_key`); the
 //! table belongs to one network and is cleared when the network changes.
 
+/// The default size of the tables of self-play (`selfplay.eval_cache`), of the USI engine
+/// (`NNCacheSize`) and of the arena's in-process players.
+pub const DEFAULT_EVAL_CACHE: usize = 1 << 16;
+
 /// One slot: the key and the answer for the position's legal moves, in generation order.
 #[derive(Clone, Default)]
 struct Slot {

@@ -15,7 +15,7 @@ mod parts;
 mod rng;
 mod tree;
 
-pub use cache::EvalCache;
+pub use cache::{EvalCache, DEFAULT_EVAL_CACHE};
 pub use config::{Algorithm, SearchConfig, SearchError, MAX_MATE_PLIES};
 pub use evaluator::{Evaluation, Evaluator, EvaluatorError, Request, Ticket, UniformEvaluator};
 pub use mcts::{sample_move, sample_policy, Search, SearchResult};

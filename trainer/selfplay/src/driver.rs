@@ -104,7 +104,7 @@ impl Default for SelfPlayConfig {
             resign_consecutive: 3,
             no_resign_fraction: 0.1,
             max_plies: 300,
-            eval_cache: 1 << 16,
+            eval_cache: search::DEFAULT_EVAL_CACHE,
         }
     }
 }

@@ -60,10 +60,11 @@ use crate::variant::load_variant;
 use encoding::{Device, Encoder};
 use go::{parse_go, resolve_limits, GoParams};
 use options::{
-    Options, DEFAULT_HASH_MIB, DEFAULT_MATE_PLIES, DEFAULT_MINIBATCH, DEFAULT_SIMULATIONS,
+    Options, DEFAULT_HASH_MIB, DEFAULT_MATE_PLIES, DEFAULT_MINIBATCH, DEFAULT_NN_CACHE,
+    DEFAULT_SIMULATIONS,
 };
 use rules::{Position, Variant};
-use search::{Algorithm, Evaluator, Search, SearchConfig, UniformEvaluator};
+use search::{Algorithm, EvalCache, Evaluator, Search, SearchConfig, UniformEvaluator};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -79,7 +80,11 @@ mod think;
 pub use go::MAX_TREE_SIMULATIONS;
 
 /// A network (or the uniform stand-in) that can move to the search thread.
-type Net = Box<dyn Evaluator + Send>;
+/// The loaded network and its answers by position (`NNCacheSize`), which live and die with it.
+pub(crate) struct Net {
+    ev: Box<dyn Evaluator + Send>,
+    cache: EvalCache,
+}
 
 /// Where the engine's lines go (shared with the search thread).
 #[derive(Clone)]
@@ -179,6 +184,7 @@ impl UsiEngine {
                 minibatch: DEFAULT_MINIBATCH,
                 reuse_tree: false,
                 mate_plies: DEFAULT_MATE_PLIES,
+                nn_cache: DEFAULT_NN_CACHE,
             },
             search: None,
             kept: None,
@@ -342,7 +348,7 @@ impl UsiEngine {
         if self.net.is_some() {
             return Ok(());
         }
-        let net: Net = match &self.model {
+        let ev: Box<dyn Evaluator + Send> = match &self.model {
             None => Box::new(UniformEvaluator {
                 input_len: self.encoder.input_len(),
                 policy_len: self.encoder.policy_len(),
@@ -365,7 +371,10 @@ impl UsiEngine {
                 opened.net
             }
         };
-        self.net = Some(net);
+        self.net = Some(Net {
+            ev,
+            cache: EvalCache::new(self.opts.nn_cache as usize),
+        });
         Ok(())
     }
 

@@ -22,6 +22,10 @@ const MAX_MINIBATCH: u32 = 1024;
 pub(super) const DEFAULT_MATE_PLIES: u32 = 1;
 /// Upper bound of the `USI_Hash` option (MiB).
 const MAX_HASH_MIB: u32 = 1 << 20;
+/// Default of the `NNCacheSize` option: network answers kept, by position.
+pub(super) const DEFAULT_NN_CACHE: u32 = search::DEFAULT_EVAL_CACHE as u32;
+/// Upper bound of the `NNCacheSize` option.
+const MAX_NN_CACHE: u32 = 1 << 24;
 
 /// Engine options (`setoption`).
 #[derive(Clone, Debug)]
@@ -43,6 +47,9 @@ pub(super) struct Options {
     /// `MatePlies`: leaves whose side to move forces a win within this many plies are scored
     /// without the network, and such a move at the root is played at once (0: off).
     pub(super) mate_plies: u32,
+    /// `NNCacheSize`: network answers kept by position, so that a leaf reached again (another
+    /// move order, a later search) skips the network (0: none).
+    pub(super) nn_cache: u32,
 }
 
 impl UsiEngine {
@@ -96,6 +103,10 @@ impl UsiEngine {
         self.out.send(&format!(
             "option name MatePlies type spin default {} min 0 max {MAX_MATE_PLIES}",
             self.opts.mate_plies
+        ));
+        self.out.send(&format!(
+            "option name NNCacheSize type spin default {} min 0 max {MAX_NN_CACHE}",
+            self.opts.nn_cache
         ));
         self.out.send(&format!(
             "option name USI_Hash type spin default {} min 1 max {MAX_HASH_MIB}",
@@ -190,6 +201,12 @@ impl UsiEngine {
             "usi_ponder" => self.opts.ponder = parse_check("USI_Ponder", &need(value)?)?,
             "reusetree" => self.opts.reuse_tree = parse_check("ReuseTree", &need(value)?)?,
             "mateplies" => self.opts.mate_plies = parse_spin(&need(value)?, 0, MAX_MATE_PLIES)?,
+            "nncachesize" => {
+                self.opts.nn_cache = parse_spin(&need(value)?, 0, MAX_NN_CACHE)?;
+                if let Some(net) = self.net.as_mut() {
+                    net.cache = search::EvalCache::new(self.opts.nn_cache as usize);
+                }
+            }
             _ => return Err(ArenaError::UnknownOption(name)),
         }
         Ok(())

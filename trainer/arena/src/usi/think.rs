@@ -7,7 +7,7 @@ use crate::error::ArenaError;
 use crate::rounds::{self, Driver, Rounds};
 use encoding::Encoder;
 use rules::{Move, Position};
-use search::{Algorithm, Evaluator, Request, Search, SearchConfig, SearchResult};
+use search::{Algorithm, EvalCache, Evaluator, Request, Search, SearchConfig, SearchResult};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -115,7 +115,7 @@ pub(crate) fn search_thread(
     out: Out,
 ) -> (Net, Option<Search>) {
     let kept = job.kept.take();
-    let (answer, tree) = match think(&job, kept, net.as_mut(), &control, &out) {
+    let (answer, tree) = match think(&job, kept, &mut net, &control, &out) {
         Ok(b) => b,
         Err(e) => {
             out.error(&format!("search: {e}"));
@@ -215,7 +215,7 @@ impl DepthStats {
 fn think(
     job: &Job,
     kept: Option<Search>,
-    net: &mut dyn Evaluator,
+    net: &mut Net,
     control: &Control,
     out: &Out,
 ) -> Result<(String, Option<Search>), ArenaError> {
@@ -225,7 +225,7 @@ fn think(
         return Ok(("resign".into(), None));
     }
     if pos.outcome().is_some() {
-        return Ok((first_choice(job, net, out)?, None));
+        return Ok((first_choice(job, net.ev.as_mut(), out)?, None));
     }
     let limits = job.limits;
     let open_ended = limits.infinite || limits.ponder || limits.time.is_some();
@@ -296,7 +296,7 @@ fn sims(s: &Search) -> u64 {
 /// One engine search in progress: its limits, statistics and network.
 struct Thinking<'a> {
     job: &'a Job,
-    net: &'a mut dyn Evaluator,
+    net: &'a mut Net,
     control: &'a Control,
     out: &'a Out,
     phase: Phase,
@@ -395,7 +395,11 @@ impl Driver for Thinking<'_> {
     }
 
     fn evaluate(&mut self, r: &mut Request) -> Result<(), ArenaError> {
-        Ok(self.net.evaluate_request(r)?)
+        Ok(self.net.ev.evaluate_request(r)?)
+    }
+
+    fn cache(&mut self) -> Option<&mut EvalCache> {
+        Some(&mut self.net.cache)
     }
 }
 
