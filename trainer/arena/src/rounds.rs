@@ -296,7 +296,7 @@ mod tests {
             for batch in [1usize, 16] {
                 // A search, then another two plies on (our move and a reply), as in a game:
                 // the second meets positions the first evaluated.
-                let mut searched = |cache: Option<EvalCache>| {
+                let searched = |cache: Option<EvalCache>| {
                     let mut d = Counting {
                         net: Box::new(Varied(uniform(&encoder))),
                         cache,
