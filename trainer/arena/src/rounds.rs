@@ -73,10 +73,10 @@ pub(crate) trait Driver {
 }
 
 /// Where each leaf of a minibatch gets its answer: a row of the network's request (with the
-/// leaf's cache key), or the cache.
+/// leaf's cache key), or a row of the answers found in the cache.
 enum Source {
     Net(usize, u64),
-    Cached,
+    Cached(usize),
 }
 
 /// Runs `search` (no noise) round after round until `rounds` or `driver` ends it. A root with
@@ -91,7 +91,9 @@ pub(crate) fn run(
     let encoder = driver.encoder().clone();
     let batch = driver.batch().max(1);
     let mut r = Request::default();
-    // With a cache: the minibatch's answers in leaf order, and where each comes from.
+    // A minibatch's answers found in the cache, where each leaf's answer comes from, and,
+    // when some came from the cache, all the answers in leaf order.
+    let mut hits = Request::default();
     let mut all = Request::default();
     let mut sources: Vec<Source> = Vec::new();
     let cached = driver.cache().is_some_and(|c| c.enabled());
@@ -121,51 +123,52 @@ pub(crate) fn run(
                     }
                     search.expand(&r.logits, r.wdl[0]);
                 }
-            } else if cached {
-                all.clear();
+            } else {
+                hits.clear();
                 sources.clear();
                 let n = search.select_batch(batch, |leaf, moves| {
                     driver.on_leaf(leaf);
-                    let key = encoder.cache_key(leaf);
-                    if let Some((logits, wdl)) =
-                        driver.cache().and_then(|c| c.get(key, moves.len()))
-                    {
-                        all.logits.extend_from_slice(logits);
-                        all.wdl.push(wdl);
-                        sources.push(Source::Cached);
+                    let key = cached.then(|| encoder.cache_key(leaf));
+                    let hit = key.and_then(|k| driver.cache().and_then(|c| c.get(k, moves.len())));
+                    if let Some((logits, wdl)) = hit {
+                        sources.push(Source::Cached(hits.len()));
+                        hits.logits.extend_from_slice(logits);
+                        hits.wdl.push(wdl);
+                        hits.ends.push(hits.logits.len() as u32);
                     } else {
-                        all.logits.extend(std::iter::repeat_n(0.0, moves.len()));
-                        all.wdl.push([0.0; 3]);
-                        sources.push(Source::Net(r.len(), key));
+                        sources.push(Source::Net(r.len(), key.unwrap_or(0)));
                         add_leaf(&encoder, &mut r, leaf, moves);
                     }
-                    all.ends.push(all.logits.len() as u32);
                 });
                 if n > 0 {
                     if !r.is_empty() {
                         answer(driver, &mut r)?;
                     }
-                    for (i, source) in sources.iter().enumerate() {
-                        if let Source::Net(row, key) = *source {
-                            let from = &r.logits[r.range(row)];
-                            let to = all.range(i);
-                            all.logits[to].copy_from_slice(from);
-                            all.wdl[i] = r.wdl[row];
-                            if let Some(c) = driver.cache() {
-                                c.insert(key, from, r.wdl[row]);
+                    if cached {
+                        if let Some(c) = driver.cache() {
+                            for source in &sources {
+                                if let Source::Net(row, key) = *source {
+                                    c.insert(key, &r.logits[r.range(row)], r.wdl[row]);
+                                }
                             }
                         }
                     }
-                    search.expand_batch(&all);
-                }
-            } else {
-                let n = search.select_batch(batch, |leaf, moves| {
-                    driver.on_leaf(leaf);
-                    add_leaf(&encoder, &mut r, leaf, moves);
-                });
-                if n > 0 {
-                    answer(driver, &mut r)?;
-                    search.expand_batch(&r);
+                    if hits.is_empty() {
+                        search.expand_batch(&r);
+                    } else {
+                        // The answers in leaf order, from the network's rows and the cache's.
+                        all.clear();
+                        for source in &sources {
+                            let (from, row) = match *source {
+                                Source::Net(row, _) => (&r, row),
+                                Source::Cached(row) => (&hits, row),
+                            };
+                            all.logits.extend_from_slice(&from.logits[from.range(row)]);
+                            all.wdl.push(from.wdl[row]);
+                            all.ends.push(all.logits.len() as u32);
+                        }
+                        search.expand_batch(&all);
+                    }
                 }
             }
         }

@@ -253,8 +253,9 @@ impl SelfPlayConfig {
     }
 }
 
-/// What a batch of games measured.
+/// What a batch of games measured (a field missing from an older record reads as 0).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct PlayStats {
     /// Games finished.
     pub games: u64,
