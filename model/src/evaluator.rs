@@ -1,10 +1,14 @@
 //! The network as a search `Evaluator`: batched, no_grad, eval mode, CPU or CUDA.
 //!
 //! Inference runs the folded network ([`InferenceNet`]: batch norms folded into the
-//! convolutions) in the chosen precision. On CUDA the inputs go through a pinned staging
+//! convolutions) in the chosen precision. On CPU it runs on this crate's own forward pass
+//! (`cpu.rs`: one matrix product a layer, only the requested logits), which is faster than
+//! libtorch's for the small batches of a search thread; libtorch's stays available
+//! ([`NetEvaluator::set_libtorch`]) as the reference. On CUDA the inputs go through a pinned staging
 //! buffer with an asynchronous copy, and only what the search asks for comes back: the logits
 //! of its legal moves and the WDL, in one small transfer.
 
+use crate::cpu::CpuNet;
 use crate::device::TorchDevice;
 use crate::net::{InferenceNet, NetShape, Network};
 use crate::{Device, DeviceExt};
@@ -22,11 +26,74 @@ pub struct NetEvaluator {
     /// Where it runs (never `Auto`).
     pub device: Device,
     fast: InferenceNet,
+    /// CPU: the same folded weights on this crate's own forward pass, used for the batches
+    /// it is faster at (see [`NATIVE_WORK`]; `None`: always libtorch).
+    cpu: Option<CpuNet>,
+    backend: CpuBackend,
     /// CUDA: pinned host memory the inputs are staged in.
     staging: Option<Tensor>,
     indices: Vec<i64>,
     answers: Vec<f32>,
 }
+
+/// How a network on the CPU computes its forward passes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CpuBackend {
+    /// The crate's own forward for the batches it is faster at ([`NATIVE_WORK`]), libtorch's
+    /// for the others.
+    #[default]
+    Auto,
+    /// Always the crate's own forward (one thread).
+    Native,
+    /// Always libtorch's (its intra-op threads).
+    Libtorch,
+}
+
+/// The environment variable that chooses the [`CpuBackend`] of every network the process
+/// opens (`auto`, `native` or `libtorch`; unset: `auto`).
+pub const BACKEND_ENV: &str = "TRAINER_CPU_BACKEND";
+
+impl CpuBackend {
+    /// The backend [`BACKEND_ENV`] names (unset or empty: the default), or why its value is
+    /// not one.
+    pub fn from_env() -> Result<CpuBackend, String> {
+        match std::env::var(BACKEND_ENV) {
+            Ok(v) if !v.is_empty() => v.parse().map_err(|e| format!("{BACKEND_ENV}: {e}")),
+            Ok(_) | Err(std::env::VarError::NotPresent) => Ok(CpuBackend::default()),
+            Err(e) => Err(format!("{BACKEND_ENV}: {e}")),
+        }
+    }
+}
+
+impl std::str::FromStr for CpuBackend {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(CpuBackend::Auto),
+            "native" => Ok(CpuBackend::Native),
+            "libtorch" => Ok(CpuBackend::Libtorch),
+            _ => Err(format!("expected auto, native or libtorch, got {s:?}")),
+        }
+    }
+}
+
+impl std::fmt::Display for CpuBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CpuBackend::Auto => "auto",
+            CpuBackend::Native => "native",
+            CpuBackend::Libtorch => "libtorch",
+        })
+    }
+}
+
+/// The largest forward, in trunk activations (positions x squares x channels) times
+/// libtorch's intra-op threads, that the crate's own CPU path runs. It computes on one thread at
+/// a steady rate whatever the batch; libtorch's overhead per call makes it slower on small
+/// batches and its convolutions faster on large ones (`trainer bench nn` on CPU prints both:
+/// at one thread, 5x5 boards with 32 channels break even near 64 positions, 9x9 boards with
+/// 64 channels between 1 and 16).
+pub const NATIVE_WORK: usize = 1 << 16;
 
 /// The tensor kind of a precision on a device: f32 on CPU, bf16 for `auto` on CUDA.
 pub fn inference_kind(precision: Precision, device: Device) -> Kind {
@@ -67,20 +134,52 @@ impl NetEvaluator {
             tch::Cuda::cudnn_set_benchmark(true);
         }
         let fast = net.fold(inference_kind(precision, device));
-        NetEvaluator {
+        let mut ev = NetEvaluator {
             vs,
             net,
             device,
             fast,
+            cpu: None,
+            backend: CpuBackend::Auto,
             staging: None,
             indices: Vec::new(),
             answers: Vec::new(),
-        }
+        };
+        // The binary refuses a bad value at start-up.
+        ev.set_backend(CpuBackend::from_env().unwrap_or_default());
+        ev
     }
 
     /// Rebuilds the inference form after the weights in `vs` changed.
     pub fn refold(&mut self) {
         self.fast = self.net.fold(self.fast.kind);
+        if self.cpu.is_some() {
+            self.cpu = Some(CpuNet::new(&self.fast, self.net.shape));
+        }
+    }
+
+    /// Chooses how CPU forwards run (see [`CpuBackend`]). No effect on CUDA, which always
+    /// runs libtorch.
+    pub fn set_backend(&mut self, backend: CpuBackend) {
+        self.backend = backend;
+        let native = !self.device.is_cuda() && backend != CpuBackend::Libtorch;
+        if native && self.cpu.is_none() {
+            self.cpu = Some(CpuNet::new(&self.fast, self.net.shape));
+        } else if !native {
+            self.cpu = None;
+        }
+    }
+
+    /// How CPU forwards run.
+    pub fn backend(&self) -> CpuBackend {
+        self.backend
+    }
+
+    /// Whether a forward of `n` positions takes the crate's own CPU path (the faster one).
+    fn native(&self, n: usize) -> bool {
+        let s = self.net.shape;
+        let work = n * s.ranks * s.files * self.net.config.channels * crate::threads();
+        self.cpu.is_some() && (self.backend == CpuBackend::Native || work <= NATIVE_WORK)
     }
 
     /// The inference precision.
@@ -160,6 +259,31 @@ impl NetEvaluator {
             x.to_kind(self.fast.kind)
         }
     }
+
+    /// libtorch's answers to `requests` (`n` positions, `nm` requested logits) into
+    /// `self.answers`: the logits at `self.indices`, then the WDL probabilities.
+    fn torch_answers(
+        &mut self,
+        requests: &[Request],
+        n: usize,
+        nm: usize,
+    ) -> Result<(), EvaluatorError> {
+        tch::no_grad(|| {
+            let x = self.device_inputs(requests, n);
+            let (p, v) = self.fast.forward(&x);
+            let idx = host_view(&self.indices, &[nm as i64]).to_device(self.device.torch());
+            let logits = p.view([-1]).index_select(0, &idx).to_kind(Kind::Float);
+            let wdl = v
+                .narrow(0, 0, n as i64)
+                .to_kind(Kind::Float)
+                .softmax(-1, Kind::Float)
+                .view([-1]);
+            let both = Tensor::cat(&[logits, wdl], 0);
+            self.answers.resize(nm + 3 * n, 0.0);
+            both.f_copy_data(&mut self.answers, nm + 3 * n)
+                .map_err(|e| EvaluatorError(format!("copying the answers back: {e}")))
+        })
+    }
 }
 
 /// Rows of a forward pass of `n` positions: on CUDA, padded to a few sizes (powers of two up to
@@ -211,6 +335,20 @@ impl Evaluator for NetEvaluator {
         if batch == 0 {
             return Ok(Vec::new());
         }
+        let pl = self.policy_len();
+        let native = self.native(batch);
+        if let Some(cpu) = self.cpu.as_mut().filter(|_| native) {
+            let (mut p, mut v) = (Vec::new(), Vec::new());
+            cpu.forward_all(inputs, batch, &mut p, &mut v);
+            return Ok(p
+                .chunks_exact(pl)
+                .zip(v.chunks_exact(3))
+                .map(|(p, v)| Evaluation {
+                    policy_logits: p.to_vec(),
+                    wdl: [v[0], v[1], v[2]],
+                })
+                .collect());
+        }
         let x = host_view(inputs, &[batch as i64, self.input_len() as i64]);
         let (p, v) = tch::no_grad(|| {
             let x = x
@@ -239,7 +377,6 @@ impl Evaluator for NetEvaluator {
                 Vec::<f32>::try_from(&v).expect("float tensor"),
             )
         });
-        let pl = self.policy_len();
         Ok((0..batch)
             .map(|i| Evaluation {
                 policy_logits: p[i * pl..(i + 1) * pl].to_vec(),
@@ -276,21 +413,15 @@ impl Evaluator for NetEvaluator {
             }
         }
         let nm = self.indices.len();
-        tch::no_grad(|| {
-            let x = self.device_inputs(requests, n);
-            let (p, v) = self.fast.forward(&x);
-            let idx = host_view(&self.indices, &[nm as i64]).to_device(self.device.torch());
-            let logits = p.view([-1]).index_select(0, &idx).to_kind(Kind::Float);
-            let wdl = v
-                .narrow(0, 0, n as i64)
-                .to_kind(Kind::Float)
-                .softmax(-1, Kind::Float)
-                .view([-1]);
-            let both = Tensor::cat(&[logits, wdl], 0);
-            self.answers.resize(nm + 3 * n, 0.0);
-            both.f_copy_data(&mut self.answers, nm + 3 * n)
-                .map_err(|e| EvaluatorError(format!("copying the answers back: {e}")))
-        })?;
+        let native = self.native(n);
+        if let Some(cpu) = self.cpu.as_mut().filter(|_| native) {
+            let inputs: Vec<&[f32]> = requests.iter().map(|r| &r.inputs[..]).collect();
+            let mut wdl = Vec::with_capacity(3 * n);
+            cpu.forward_indices(&inputs, n, &self.indices, &mut self.answers, &mut wdl);
+            self.answers.extend_from_slice(&wdl);
+        } else {
+            self.torch_answers(requests, n, nm)?;
+        }
         let (mut m, mut w) = (0, nm);
         for r in requests.iter_mut() {
             let (rm, rn) = (r.moves.len(), r.len());

@@ -8,6 +8,7 @@
 pub mod bench;
 mod checkpoint;
 mod config;
+mod cpu;
 mod device;
 mod error;
 mod evaluator;
@@ -25,7 +26,9 @@ pub use checkpoint::{
 pub use config::{ModelConfig, OptimizerKind, Schedule, TrainConfig};
 pub use device::{deserialize_device, parse_device, Device, DeviceError, DeviceExt};
 pub use error::{ModelError, Result};
-pub use evaluator::{inference_kind, open_evaluator, NetEvaluator};
+pub use evaluator::{
+    inference_kind, open_evaluator, CpuBackend, NetEvaluator, BACKEND_ENV, NATIVE_WORK,
+};
 pub use export::{export_onnx, export_torchscript, trace};
 pub use net::{is_training_only, InferenceNet, NetShape, Network, TrainOutputs};
 pub use optim::{decays, grad_norm, Ema, Optimizer, StateError};

@@ -342,9 +342,9 @@ const BN_EPS: f64 = 1e-5;
 
 /// A convolution with its batch norm folded in (inference only).
 #[derive(Debug)]
-struct Folded {
-    w: Tensor,
-    b: Tensor,
+pub(crate) struct Folded {
+    pub(crate) w: Tensor,
+    pub(crate) b: Tensor,
     pad: i64,
 }
 
@@ -415,14 +415,14 @@ impl Folded {
 pub struct InferenceNet {
     /// The floating-point format of weights, inputs and outputs.
     pub kind: Kind,
-    input: Folded,
-    tower: Vec<(Folded, Option<Folded>, Folded)>,
-    policy1: Folded,
-    policy2: Folded,
-    value_conv: Folded,
-    fc1: Folded,
-    fc2: Folded,
-    global_pool: bool,
+    pub(crate) input: Folded,
+    pub(crate) tower: Vec<(Folded, Option<Folded>, Folded)>,
+    pub(crate) policy1: Folded,
+    pub(crate) policy2: Folded,
+    pub(crate) value_conv: Folded,
+    pub(crate) fc1: Folded,
+    pub(crate) fc2: Folded,
+    pub(crate) global_pool: bool,
 }
 
 impl InferenceNet {

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{encoded_positions, encoder, random_floats, tiny};
-use model::{shape_of, Device, DeviceExt, NetEvaluator, Network};
+use model::{shape_of, CpuBackend, Device, DeviceExt, NetEvaluator, Network};
 use search::Evaluator;
 use tch::nn::VarStore;
 
@@ -109,9 +109,20 @@ fn trained() -> (NetEvaluator, encoding::Encoder) {
     (NetEvaluator::new(t.vs, t.net), encoder("minishogi"))
 }
 
+/// On CPU every backend (the crate's own forward, libtorch's, and the default that picks one
+/// by batch size) gives the training form's answers.
 #[test]
 fn the_fast_path_matches_the_training_form_on_the_legal_moves() {
     let (mut ev, enc) = trained();
+    assert_eq!(ev.backend(), CpuBackend::Auto);
+    for backend in [CpuBackend::Native, CpuBackend::Libtorch, CpuBackend::Auto] {
+        ev.set_backend(backend);
+        assert_eq!(ev.backend(), backend);
+        fast_path_matches(&mut ev, &enc);
+    }
+}
+
+fn fast_path_matches(ev: &mut NetEvaluator, enc: &encoding::Encoder) {
     let v = enc.variant().clone();
     let positions = common::random_positions(&v, 40, 5);
     let mut r = search::Request::default();

@@ -32,7 +32,9 @@ pub enum BenchCommand {
     Store(StoreArgs),
     /// Network speed: raw forward evaluations/s at several batch sizes, counting what the
     /// search gets back (the legal moves' logits and the WDL), and training samples/s, on
-    /// positions of random play of each variant.
+    /// positions of random play of each variant. On CPU each forward is also measured on the
+    /// trainer's own CPU path alone (one thread) and on libtorch's alone (its intra-op
+    /// threads), with their ratio; the default takes the faster by batch size.
     Nn(NnArgs),
 }
 
@@ -366,10 +368,27 @@ fn measure_nn(mut s: NnSubject, a: &NnArgs) -> Result<()> {
         let req = pipeline::bench::sample_request(&s.enc, b, 3);
         // On this thread: libtorch's OpenMP pool is at its best on the first thread using it.
         let r = pipeline::bench::request_rate_here(&mut s.ev, &req, a.seconds)?;
-        println!(
-            "  forward batch {b:>4}: {r:>10.0} evals/s ({:.0} legal moves a position)",
-            req.moves.len() as f64 / b.max(1) as f64
-        );
+        let moves = req.moves.len() as f64 / b.max(1) as f64;
+        if s.ev.device.is_cuda() {
+            println!(
+                "  forward batch {b:>4}: {r:>10.0} evals/s ({moves:.0} legal moves a position)"
+            );
+        } else {
+            // The CPU's own forward (one thread) against libtorch's on the same weights; the
+            // first figure is the default, which takes the faster of the two by batch size.
+            let mut other = |backend| -> Result<f64> {
+                s.ev.set_backend(backend);
+                let r = pipeline::bench::request_rate_here(&mut s.ev, &req, a.seconds);
+                s.ev.set_backend(model::CpuBackend::Auto);
+                Ok(r?)
+            };
+            let native = other(model::CpuBackend::Native)?;
+            let torch = other(model::CpuBackend::Libtorch)?;
+            println!(
+                "  forward batch {b:>4}: {r:>10.0} evals/s; native {native:.0}, libtorch {torch:.0} (x{:.2}) ({moves:.0} legal moves a position)",
+                native / torch
+            );
+        }
     }
     let NnSubject { ev, trainer, .. } = s;
     drop(ev);

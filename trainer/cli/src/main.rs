@@ -227,7 +227,9 @@ fn main() {
     ) {
         sigpipe::reset();
     }
-    if let Err(e) = dispatch(cli.command) {
+    // A bad backend choice is refused before anything runs (networks read it when opened).
+    let backend = model::CpuBackend::from_env().map_err(anyhow::Error::msg);
+    if let Err(e) = backend.and_then(|_| dispatch(cli.command)) {
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }

@@ -378,6 +378,77 @@ fn bench_store_reports_listing_and_ingest_per_1000_shards() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// README, "Running on a GPU": the CPU forward's two backends, the switch between them, and
+/// the environment variable that forces one.
+#[test]
+fn bench_nn_on_cpu_measures_both_backends() {
+    let readme = prose("README.md");
+    assert!(readme
+        .contains("(positions x squares x channels x libtorch's intra-op threads at most 65,536)"));
+    assert_eq!(model::NATIVE_WORK, 65_536);
+    assert!(readme.contains("`TRAINER_CPU_BACKEND=native|libtorch` forces one"));
+    let args = [
+        "bench",
+        "nn",
+        "--device",
+        "cpu",
+        "--model",
+        "b2c16",
+        "--variants",
+        "minishogi",
+        "--batches",
+        "1,8",
+        "--seconds",
+        "0.05",
+        "--train-batch",
+        "4",
+    ];
+    for backend in ["", "auto", "native", "libtorch"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_trainer"))
+            .args(args)
+            .env("TRAINER_CPU_BACKEND", backend)
+            .env("OMP_WAIT_POLICY", "PASSIVE")
+            .output()
+            .unwrap();
+        let out = ok(o, &format!("bench nn with TRAINER_CPU_BACKEND={backend}"));
+        let lines: Vec<&str> = out
+            .lines()
+            .filter(|l| l.contains("forward batch"))
+            .collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        for l in lines {
+            // "forward batch 8: 1234 evals/s; native 1300, libtorch 900 (x1.44) (...)"
+            let t: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(
+                (t[0], t[4], t[5], t[7]),
+                ("forward", "evals/s;", "native", "libtorch"),
+                "{l}"
+            );
+            let rate = |x: &str| x.trim_end_matches(',').parse::<f64>().unwrap();
+            let (r, native, torch) = (rate(t[3]), rate(t[6]), rate(t[8]));
+            assert!(r > 0.0 && native > 0.0 && torch > 0.0, "{l}");
+            let ratio: f64 = t[9]
+                .trim_start_matches("(x")
+                .trim_end_matches(')')
+                .parse()
+                .unwrap();
+            assert!((ratio - native / torch).abs() < 0.01 + 0.01 * ratio, "{l}");
+        }
+    }
+    // A value that names no backend is refused before anything runs, naming the variable.
+    let o = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(["perft", "--variant", "minishogi", "--depth", "1"])
+        .env("TRAINER_CPU_BACKEND", "cuda")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && o.stdout.is_empty(), "{err}");
+    assert!(
+        err.contains("TRAINER_CPU_BACKEND") && err.contains("\"cuda\"") && err.contains("native"),
+        "{err}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // The config files (README, after "Commands").
 
