@@ -367,23 +367,26 @@ fn measure_nn(mut s: NnSubject, a: &NnArgs) -> Result<()> {
     for &b in &a.batches {
         let req = pipeline::bench::sample_request(&s.enc, b, 3);
         // On this thread: libtorch's OpenMP pool is at its best on the first thread using it.
-        let r = pipeline::bench::request_rate_here(&mut s.ev, &req, a.seconds)?;
         let moves = req.moves.len() as f64 / b.max(1) as f64;
         if s.ev.device.is_cuda() {
+            let r = pipeline::bench::request_rate_here(&mut s.ev, &req, a.seconds)?;
             println!(
                 "  forward batch {b:>4}: {r:>10.0} evals/s ({moves:.0} legal moves a position)"
             );
         } else {
-            // The CPU's own forward (one thread) against libtorch's on the same weights; the
-            // first figure is the default, which takes the faster of the two by batch size.
-            let mut other = |backend| -> Result<f64> {
+            // The CPU's own forward (one thread) and libtorch's on the same weights, then the
+            // process's choice (by default the faster of the two by batch size), measured last
+            // so that libtorch's thread pool is as warm for it as for its own figure.
+            let chosen = s.ev.backend();
+            let mut rate = |backend| -> Result<f64> {
                 s.ev.set_backend(backend);
                 let r = pipeline::bench::request_rate_here(&mut s.ev, &req, a.seconds);
-                s.ev.set_backend(model::CpuBackend::Auto);
+                s.ev.set_backend(chosen);
                 Ok(r?)
             };
-            let native = other(model::CpuBackend::Native)?;
-            let torch = other(model::CpuBackend::Libtorch)?;
+            let native = rate(model::CpuBackend::Native)?;
+            let torch = rate(model::CpuBackend::Libtorch)?;
+            let r = rate(chosen)?;
             println!(
                 "  forward batch {b:>4}: {r:>10.0} evals/s; native {native:.0}, libtorch {torch:.0} (x{:.2}) ({moves:.0} legal moves a position)",
                 native / torch
