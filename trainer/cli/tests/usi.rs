@@ -179,7 +179,7 @@ fn handshake_options_and_a_node_limited_search() {
         "option name Simulations type spin default 200",
         "option name Threads type spin",
         "option name Device type string",
-        "option name Algorithm type combo",
+        "option name Algorithm type combo default puct",
         "option name USI_Hash type spin",
         "option name USI_Ponder type check",
         "option name MinibatchSize type spin default 16",
@@ -576,6 +576,9 @@ fn pondering_waits_for_ponderhit_then_thinks_on_its_clock() {
     let mini = variant("minishogi");
     let mut e = Engine::start(&["--model", model.to_str().unwrap()]);
     e.send("setoption name Device value cpu");
+    // Gumbel searches use all their time (PUCT may stop once the runner-up cannot catch up),
+    // which is what this test times.
+    e.send("setoption name Algorithm value gumbel");
     e.ready();
     // USI_Ponder off (the default): a plain bestmove.
     e.send("position startpos");

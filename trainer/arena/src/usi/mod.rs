@@ -178,7 +178,7 @@ impl UsiEngine {
                 simulations: DEFAULT_SIMULATIONS,
                 threads: 1,
                 device: Device::Auto,
-                algorithm: Algorithm::Gumbel,
+                algorithm: Algorithm::Puct,
                 hash_mib: DEFAULT_HASH_MIB,
                 ponder: false,
                 minibatch: DEFAULT_MINIBATCH,
