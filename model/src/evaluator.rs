@@ -3,9 +3,9 @@
 //! Inference runs the folded network ([`InferenceNet`]: batch norms folded into the
 //! convolutions) in the chosen precision. On CPU it runs on this crate's own forward pass
 //! (`cpu.rs`: one matrix product a layer, only the requested logits), which is faster than
-//! libtorch's for the small batches of a search thread; libtorch's stays available
-//! ([`NetEvaluator::set_libtorch`]) as the reference. On CUDA the inputs go through a pinned staging
-//! buffer with an asynchronous copy, and only what the search asks for comes back: the logits
+//! libtorch's for the small batches of a search thread; libtorch's takes the large ones and
+//! stays available as the reference ([`NetEvaluator::set_backend`]). On CUDA the inputs go
+//! through a pinned staging buffer with an asynchronous copy, and only what the search asks for comes back: the logits
 //! of its legal moves and the WDL, in one small transfer.
 
 use crate::cpu::CpuNet;
