@@ -5,8 +5,8 @@
 //! (`cpu.rs`: one matrix product a layer, only the requested logits), which is faster than
 //! libtorch's for the small batches of a search thread; libtorch's takes the large ones and
 //! stays available as the reference ([`NetEvaluator::set_backend`]). On CUDA the inputs go
-//! through a pinned staging buffer with an asynchronous copy, and only what the search asks for comes back: the logits
-//! of its legal moves and the WDL, in one small transfer.
+//! through a pinned staging buffer with an asynchronous copy, and only what the search asks
+//! for comes back: the logits of its legal moves and the WDL, in one small transfer.
 
 use crate::cpu::CpuNet;
 use crate::device::TorchDevice;
