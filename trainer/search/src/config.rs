@@ -59,6 +59,10 @@ pub struct SearchConfig {
     /// First-play urgency (PUCT): an unvisited child's Q is the parent's Q minus
     /// `fpu_reduction * sqrt(sum of the visited children's priors)`.
     pub fpu_reduction: f32,
+    /// Softmax temperature of the network's policy where the search turns it into priors
+    /// (dlshogi's `Softmax_Temperature`, lc0's `PolicyTemperature`): above 1 flattens the
+    /// priors so that the search looks wider. 1 is the network's own policy.
+    pub policy_temperature: f32,
     /// Dirichlet concentration summed over the legal moves: alpha = this / number of legal moves
     /// (KataGo-style scaling). PUCT root only, when noise is on.
     pub dirichlet_alpha_total: f32,
@@ -99,6 +103,7 @@ impl Default for SearchConfig {
             c_puct_base: 19652.0,
             c_puct_factor: 1.0,
             fpu_reduction: 0.2,
+            policy_temperature: 1.0,
             dirichlet_alpha_total: 10.0,
             dirichlet_fraction: 0.25,
             gumbel_considered: 16,
@@ -132,6 +137,7 @@ impl SearchConfig {
             ("c_puct_base", self.c_puct_base),
             ("c_puct_factor", self.c_puct_factor),
             ("fpu_reduction", self.fpu_reduction),
+            ("policy_temperature", self.policy_temperature),
             ("dirichlet_alpha_total", self.dirichlet_alpha_total),
             ("dirichlet_fraction", self.dirichlet_fraction),
             ("gumbel_c_visit", self.gumbel_c_visit),
@@ -144,6 +150,12 @@ impl SearchConfig {
             return Err(SearchError::config(
                 "c_puct",
                 format!("must be at least 0, got {}", self.c_puct),
+            ));
+        }
+        if !(0.05..=20.0).contains(&self.policy_temperature) {
+            return Err(SearchError::config(
+                "policy_temperature",
+                format!("must be in [0.05, 20], got {}", self.policy_temperature),
             ));
         }
         if self.c_puct_base <= 0.0 {
@@ -264,6 +276,14 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("search.gumbel_c_scale:"));
+        let c = SearchConfig {
+            policy_temperature: 0.0,
+            ..Default::default()
+        };
+        assert_eq!(
+            c.validate().unwrap_err().to_string(),
+            "search.policy_temperature: must be in [0.05, 20], got 0"
+        );
         let c = SearchConfig {
             forced_playouts: -1.0,
             ..Default::default()

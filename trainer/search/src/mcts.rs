@@ -333,7 +333,9 @@ impl Search {
         );
         let leaf = *self.path_nodes.last().expect("path has the leaf");
         let value = wdl[0] - wdl[2];
-        self.tree.expand(leaf, &self.leaf_moves, logits, value);
+        let inv_t = self.config.policy_temperature.recip();
+        self.tree
+            .expand(leaf, &self.leaf_moves, logits, inv_t, value);
         self.backup(value, wdl);
         self.unwind();
         self.pending = false;
@@ -404,6 +406,7 @@ impl Search {
         self.take_back_virtual_losses();
         let mut b = std::mem::take(&mut self.batch);
         let mut root = false;
+        let inv_t = self.config.policy_temperature.recip();
         for i in 0..b.len() {
             let [nodes, edges, moves] = b.ranges(i);
             let logits = &r.logits[r.range(i)];
@@ -416,7 +419,8 @@ impl Search {
             let leaf = *nodes.last().expect("path has the leaf");
             let wdl = r.wdl[i];
             let value = wdl[0] - wdl[2];
-            self.tree.expand(leaf, &b.moves[moves], logits, value);
+            self.tree
+                .expand(leaf, &b.moves[moves], logits, inv_t, value);
             backup_along(&mut self.tree, nodes, edges, value, wdl);
             if !edges.is_empty() {
                 self.done += 1;

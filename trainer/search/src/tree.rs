@@ -101,8 +101,16 @@ impl Tree {
         f..f + self.num_edges[node as usize] as usize
     }
 
-    /// Expands `node` with one edge per move; priors are the softmax of `logits`.
-    pub fn expand(&mut self, node: u32, moves: &[Move], logits: &[f32], raw_value: f32) {
+    /// Expands `node` with one edge per move; priors are the softmax of `logits * inv_t`
+    /// (`inv_t`: the inverse of the policy temperature, 1 for the network's own policy).
+    pub fn expand(
+        &mut self,
+        node: u32,
+        moves: &[Move],
+        logits: &[f32],
+        inv_t: f32,
+        raw_value: f32,
+    ) {
         let n = node as usize;
         let first = self.mv.len();
         let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -111,9 +119,9 @@ impl Tree {
         for (&m, &l) in moves.iter().zip(logits) {
             // A -inf logit (masked move) gets a tiny prior rather than NaNs.
             let l = if l.is_nan() {
-                max
+                0.0
             } else {
-                (l - max).max(-80.0)
+                ((l - max) * inv_t).max(-80.0)
             };
             let p = l.exp();
             sum += p;

@@ -761,3 +761,40 @@ fn a_mate_in_three_is_played_at_once() {
         assert!(!r.forced_win && s.root_visits() > 100, "{algorithm:?}");
     }
 }
+
+/// Logit 2 for the first move, 0 for the others.
+fn first_favoured(_: &Position, moves: &[Move]) -> (Vec<f32>, [f32; 3]) {
+    let mut logits = vec![0.0; moves.len()];
+    logits[0] = 2.0;
+    (logits, [1.0 / 3.0; 3])
+}
+
+#[test]
+fn policy_temperature_divides_the_logits_of_the_priors() {
+    let start = Position::start(minishogi());
+    for (t, algorithm) in [
+        (1.0f32, Algorithm::Puct),
+        (2.0, Algorithm::Puct),
+        (0.5, Algorithm::Gumbel),
+    ] {
+        let c = SearchConfig {
+            policy_temperature: t,
+            ..config(algorithm, 8)
+        };
+        let mut s = Search::new(c, start.clone(), 1);
+        let (r, _) = run(&mut s, 8, false, first_favoured);
+        let k = r.moves.len() as f32;
+        let top = (2.0 / t).exp();
+        let want = top / (top + k - 1.0);
+        assert!(
+            (r.prior[0] - want).abs() < 1e-5,
+            "T {t}: {} against {want}",
+            r.prior[0]
+        );
+        let rest = 1.0 / (top + k - 1.0);
+        assert!(
+            r.prior[1..].iter().all(|&p| (p - rest).abs() < 1e-5),
+            "T {t}"
+        );
+    }
+}

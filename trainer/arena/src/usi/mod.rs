@@ -60,11 +60,11 @@ use crate::variant::load_variant;
 use encoding::{Device, Encoder};
 use go::{parse_go, resolve_limits, GoParams};
 use options::{
-    Options, DEFAULT_HASH_MIB, DEFAULT_MATE_PLIES, DEFAULT_MINIBATCH, DEFAULT_NN_CACHE,
-    DEFAULT_SIMULATIONS,
+    Options, DEFAULT_C_PUCT, DEFAULT_FPU_REDUCTION, DEFAULT_HASH_MIB, DEFAULT_MATE_PLIES,
+    DEFAULT_MINIBATCH, DEFAULT_NN_CACHE, DEFAULT_POLICY_TEMPERATURE, DEFAULT_SIMULATIONS,
 };
 use rules::{Position, Variant};
-use search::{Algorithm, EvalCache, Evaluator, Search, SearchConfig, UniformEvaluator};
+use search::{Algorithm, EvalCache, Evaluator, Search, UniformEvaluator};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -185,6 +185,9 @@ impl UsiEngine {
                 reuse_tree: false,
                 mate_plies: DEFAULT_MATE_PLIES,
                 nn_cache: DEFAULT_NN_CACHE,
+                c_puct: DEFAULT_C_PUCT,
+                fpu_reduction: DEFAULT_FPU_REDUCTION,
+                policy_temperature: DEFAULT_POLICY_TEMPERATURE,
             },
             search: None,
             kept: None,
@@ -401,12 +404,7 @@ impl UsiEngine {
         let job = Job {
             position: self.position.clone(),
             encoder: self.encoder.clone(),
-            config: SearchConfig {
-                algorithm: self.opts.algorithm,
-                reuse_tree: self.opts.reuse_tree,
-                mate_plies: self.opts.mate_plies,
-                ..SearchConfig::default()
-            },
+            config: self.opts.search_config(),
             base_simulations: self.opts.simulations.max(1),
             limits,
             started,
@@ -535,6 +533,7 @@ fn model_variant(
 mod tests {
     use super::*;
     use crate::network::tests::NoNetworks;
+    use search::SearchConfig;
     use std::sync::Mutex;
 
     /// An engine without a model whose output is collected.
@@ -588,6 +587,49 @@ mod tests {
         assert!(e.handle(""));
         assert!(take(&lines).is_empty());
         assert!(!e.handle("quit"));
+    }
+
+    #[test]
+    fn search_constants_are_options_in_hundredths() {
+        let (mut e, lines) = engine("minishogi");
+        e.handle("usi");
+        let got = take(&lines);
+        for listed in [
+            "option name CPuct type spin default 125 min 0 max 2000",
+            "option name FPUReduction type spin default 20 min 0 max 2000",
+            "option name PolicyTemperature type spin default 100 min 5 max 2000",
+        ] {
+            assert!(got.iter().any(|l| l == listed), "{listed}: {got:?}");
+        }
+        assert_eq!(
+            e.opts.search_config(),
+            SearchConfig {
+                algorithm: Algorithm::Puct,
+                reuse_tree: false,
+                mate_plies: 1,
+                ..SearchConfig::default()
+            }
+        );
+        e.handle("setoption name CPuct value 250");
+        e.handle("setoption name FPUReduction value 0");
+        e.handle("setoption name PolicyTemperature value 160");
+        assert!(take(&lines).is_empty());
+        let c = e.opts.search_config();
+        assert_eq!(
+            (c.c_puct, c.fpu_reduction, c.policy_temperature),
+            (2.5, 0.0, 1.6)
+        );
+        c.validate().unwrap();
+        for bad in [
+            "setoption name PolicyTemperature value 4",
+            "setoption name CPuct value 2001",
+            "setoption name FPUReduction value -1",
+        ] {
+            e.handle(bad);
+            let got = take(&lines);
+            assert!(got[0].starts_with("info string error: "), "{bad}: {got:?}");
+        }
+        assert_eq!(e.opts.search_config(), c);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::error::ArenaError;
 use crate::variant::load_variant;
 use encoding::{Device, Encoder};
 use rules::{Position, VariantSpec};
-use search::{Algorithm, MAX_MATE_PLIES};
+use search::{Algorithm, SearchConfig, MAX_MATE_PLIES};
 use std::sync::Arc;
 
 /// Default of the `Simulations` option.
@@ -24,6 +24,15 @@ pub(super) const DEFAULT_MATE_PLIES: u32 = 1;
 const MAX_HASH_MIB: u32 = 1 << 20;
 /// Default of the `NNCacheSize` option: network answers kept, by position.
 pub(super) const DEFAULT_NN_CACHE: u32 = search::DEFAULT_EVAL_CACHE as u32;
+/// Default of the `CPuct` option (hundredths): AlphaZero's `c_init`, the search's default.
+pub(super) const DEFAULT_C_PUCT: u32 = 125;
+/// Default of the `FPUReduction` option (hundredths): the search's default.
+pub(super) const DEFAULT_FPU_REDUCTION: u32 = 20;
+/// Default of the `PolicyTemperature` option (hundredths): the network's own policy.
+pub(super) const DEFAULT_POLICY_TEMPERATURE: u32 = 100;
+/// Upper bound of the options given in hundredths (`CPuct`, `FPUReduction`,
+/// `PolicyTemperature`).
+const MAX_CENTI: u32 = 2000;
 /// Upper bound of the `NNCacheSize` option.
 const MAX_NN_CACHE: u32 = 1 << 24;
 
@@ -50,6 +59,27 @@ pub(super) struct Options {
     /// `NNCacheSize`: network answers kept by position, so that a leaf reached again (another
     /// move order, a later search) skips the network (0: none).
     pub(super) nn_cache: u32,
+    /// `CPuct`: `search.c_puct` in hundredths.
+    pub(super) c_puct: u32,
+    /// `FPUReduction`: `search.fpu_reduction` in hundredths.
+    pub(super) fpu_reduction: u32,
+    /// `PolicyTemperature`: `search.policy_temperature` in hundredths.
+    pub(super) policy_temperature: u32,
+}
+
+impl Options {
+    /// The search settings these options ask for.
+    pub(super) fn search_config(&self) -> SearchConfig {
+        SearchConfig {
+            algorithm: self.algorithm,
+            reuse_tree: self.reuse_tree,
+            mate_plies: self.mate_plies,
+            c_puct: self.c_puct as f32 / 100.0,
+            fpu_reduction: self.fpu_reduction as f32 / 100.0,
+            policy_temperature: self.policy_temperature as f32 / 100.0,
+            ..SearchConfig::default()
+        }
+    }
 }
 
 impl UsiEngine {
@@ -103,6 +133,18 @@ impl UsiEngine {
         self.out.send(&format!(
             "option name MatePlies type spin default {} min 0 max {MAX_MATE_PLIES}",
             self.opts.mate_plies
+        ));
+        self.out.send(&format!(
+            "option name CPuct type spin default {} min 0 max {MAX_CENTI}",
+            self.opts.c_puct
+        ));
+        self.out.send(&format!(
+            "option name FPUReduction type spin default {} min 0 max {MAX_CENTI}",
+            self.opts.fpu_reduction
+        ));
+        self.out.send(&format!(
+            "option name PolicyTemperature type spin default {} min 5 max {MAX_CENTI}",
+            self.opts.policy_temperature
         ));
         self.out.send(&format!(
             "option name NNCacheSize type spin default {} min 0 max {MAX_NN_CACHE}",
@@ -201,6 +243,11 @@ impl UsiEngine {
             "usi_ponder" => self.opts.ponder = parse_check("USI_Ponder", &need(value)?)?,
             "reusetree" => self.opts.reuse_tree = parse_check("ReuseTree", &need(value)?)?,
             "mateplies" => self.opts.mate_plies = parse_spin(&need(value)?, 0, MAX_MATE_PLIES)?,
+            "cpuct" => self.opts.c_puct = parse_spin(&need(value)?, 0, MAX_CENTI)?,
+            "fpureduction" => self.opts.fpu_reduction = parse_spin(&need(value)?, 0, MAX_CENTI)?,
+            "policytemperature" => {
+                self.opts.policy_temperature = parse_spin(&need(value)?, 5, MAX_CENTI)?
+            }
             "nncachesize" => {
                 self.opts.nn_cache = parse_spin(&need(value)?, 0, MAX_NN_CACHE)?;
                 if let Some(net) = self.net.as_mut() {
