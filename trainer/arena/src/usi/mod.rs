@@ -597,7 +597,7 @@ mod tests {
         for listed in [
             "option name CPuct type spin default 125 min 0 max 2000",
             "option name FPUReduction type spin default 20 min 0 max 2000",
-            "option name PolicyTemperature type spin default 100 min 5 max 2000",
+            "option name PolicyTemperature type spin default 150 min 5 max 2000",
         ] {
             assert!(got.iter().any(|l| l == listed), "{listed}: {got:?}");
         }
@@ -607,6 +607,7 @@ mod tests {
                 algorithm: Algorithm::Puct,
                 reuse_tree: false,
                 mate_plies: 1,
+                policy_temperature: 1.5,
                 ..SearchConfig::default()
             }
         );

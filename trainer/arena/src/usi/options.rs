@@ -28,8 +28,9 @@ pub(super) const DEFAULT_NN_CACHE: u32 = search::DEFAULT_EVAL_CACHE as u32;
 pub(super) const DEFAULT_C_PUCT: u32 = 125;
 /// Default of the `FPUReduction` option (hundredths): the search's default.
 pub(super) const DEFAULT_FPU_REDUCTION: u32 = 20;
-/// Default of the `PolicyTemperature` option (hundredths): the network's own policy.
-pub(super) const DEFAULT_POLICY_TEMPERATURE: u32 = 100;
+/// Default of the `PolicyTemperature` option (hundredths): flatter priors than the network's
+/// policy, +7 points against Fairy-Stockfish `Skill Level` 5 at 100 ms (BENCHMARKS.md).
+pub(super) const DEFAULT_POLICY_TEMPERATURE: u32 = 150;
 /// Upper bound of the options given in hundredths (`CPuct`, `FPUReduction`,
 /// `PolicyTemperature`).
 const MAX_CENTI: u32 = 2000;
