@@ -12,7 +12,7 @@ use crate::tables::{build_drop_squares, build_tables};
 use crate::types::{Kind, Letter};
 use crate::values::{
     ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
-    StalemateValue,
+    RepetitionFor, StalemateValue,
 };
 use crate::variant::{KindInfo, Powers, Variant, MAX_KINDS, MAX_SIDE};
 use std::sync::Arc;
@@ -35,6 +35,7 @@ struct GameRules {
     stalemate: StalemateValue,
     repetition: u32,
     repetition_result: StalemateValue,
+    repetition_for_sente: bool,
     perpetual_check_loses: bool,
     max_plies: u32,
     bare_king: bool,
@@ -174,6 +175,7 @@ impl Compiler<'_> {
             stalemate: end.stalemate.unwrap_or(StalemateValue::Loss),
             repetition,
             repetition_result: end.repetition_result.unwrap_or(StalemateValue::Draw),
+            repetition_for_sente: end.repetition_result_for == Some(RepetitionFor::Sente),
             perpetual_check_loses: end.perpetual_check != Some(PerpetualCheck::Draw),
             max_plies: end.max_plies.unwrap_or(0),
             bare_king: end.bare_king.unwrap_or(false),
@@ -675,6 +677,7 @@ fn unbuilt(
         stalemate: r.stalemate,
         repetition: r.repetition,
         repetition_result: r.repetition_result,
+        repetition_for_sente: r.repetition_for_sente,
         perpetual_check_loses: r.perpetual_check_loses,
         max_plies: r.max_plies,
         bare_king: r.bare_king,

@@ -1177,13 +1177,22 @@ impl<'a> Exporter<'a> {
             "nFoldRule",
             v.repetition,
         );
-        // Relative to the side to move when the repetition happens, as our rule.
+        // Relative to the side to move when the repetition happens, or (absolute) to the first
+        // player, as our rule.
         self.set(
             format!("end.repetition_result = {:?}", value(v.repetition_result)),
             "nFoldValue",
             value(v.repetition_result),
         );
-        self.set("", "nFoldValueAbsolute", false);
+        self.set(
+            if v.repetition_for_sente {
+                "end.repetition_result_for = \"sente\"".to_string()
+            } else {
+                String::new()
+            },
+            "nFoldValueAbsolute",
+            v.repetition_for_sente,
+        );
         self.set(
             format!(
                 "end.perpetual_check = {:?}",

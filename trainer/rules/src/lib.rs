@@ -47,6 +47,6 @@ pub use spec::{
 pub use types::{Color, Kind, Letter, Move, Piece};
 pub use values::{
     ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
-    StalemateValue,
+    RepetitionFor, StalemateValue,
 };
 pub use variant::{KindInfo, Powers, Variant, MAX_HAND_COUNT, MAX_KINDS, MAX_SIDE, MAX_SQUARES};

@@ -535,10 +535,15 @@ impl Position {
                 _ => {}
             }
         }
+        let whose = if v.repetition_for_sente {
+            Color::Sente
+        } else {
+            self.side
+        };
         let winner = match v.repetition_result {
             StalemateValue::Draw => None,
-            StalemateValue::Win => Some(self.side),
-            StalemateValue::Loss => Some(self.side.flip()),
+            StalemateValue::Win => Some(whose),
+            StalemateValue::Loss => Some(whose.flip()),
         };
         Some(Outcome {
             winner,

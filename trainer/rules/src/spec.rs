@@ -8,7 +8,7 @@
 use crate::error::{Error, Result};
 use crate::values::{
     ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
-    StalemateValue,
+    RepetitionFor, StalemateValue,
 };
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -256,6 +256,9 @@ pub struct EndSpec {
     /// Result of a repetition for the side to move when it occurs: `draw` (default), `win` (the
     /// player whose move completed it loses: Tori shogi as Fairy-Stockfish plays it) or `loss`.
     pub repetition_result: Option<StalemateValue>,
+    /// Whose result `repetition_result` is: `side-to-move` (default) or `sente`, whoever is to
+    /// move (minishogi: a repetition loses for sente).
+    pub repetition_result_for: Option<RepetitionFor>,
     /// In a repetition, the side that checked with every move: `loss` (shogi) or `draw`.
     pub perpetual_check: Option<PerpetualCheck>,
     /// Plies after which the game is a draw; 0 = no limit.
@@ -586,6 +589,7 @@ impl EndSpec {
             stalemate: self.stalemate.or(p.stalemate),
             repetition: self.repetition.or(p.repetition),
             repetition_result: self.repetition_result.or(p.repetition_result),
+            repetition_result_for: self.repetition_result_for.or(p.repetition_result_for),
             perpetual_check: self.perpetual_check.or(p.perpetual_check),
             max_plies: self.max_plies.or(p.max_plies),
             bare_king: self.bare_king.or(p.bare_king),

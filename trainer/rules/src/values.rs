@@ -47,6 +47,28 @@ pub enum StalemateValue {
     Win,
 }
 
+/// Whose result `end.repetition_result` is: the side to move when the repetition occurs
+/// (default), or sente whoever moves (minishogi's rule: a repetition loses for sente).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize, Serialize)]
+pub enum RepetitionFor {
+    /// The side to move when the position occurs for the last time.
+    #[serde(rename = "side-to-move")]
+    SideToMove,
+    /// Sente, the player who moved first, whoever is to move.
+    #[serde(rename = "sente")]
+    Sente,
+}
+
+impl RepetitionFor {
+    /// The word of the config file (`"sente"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RepetitionFor::SideToMove => "side-to-move",
+            RepetitionFor::Sente => "sente",
+        }
+    }
+}
+
 impl StalemateValue {
     /// The word of the config file (`"loss"`).
     pub fn as_str(self) -> &'static str {

@@ -191,6 +191,8 @@ pub struct Variant {
     pub repetition: u32,
     /// Result of a repetition (not a perpetual check) for the side to move when it occurs.
     pub repetition_result: StalemateValue,
+    /// `repetition_result` is sente's, whoever is to move (otherwise the side to move's).
+    pub repetition_for_sente: bool,
     /// Perpetual check loses (otherwise the repetition is a plain draw).
     pub perpetual_check_loses: bool,
     /// Draw after this many plies (0: none).

@@ -44,6 +44,12 @@ fn a_word_outside_its_set_names_the_file_key_and_allowed_words() {
             &["`loss`", "`draw`", "`win`"],
         ),
         (
+            "repetition = 4",
+            "repetition = 4\nrepetition_result_for = \"gote\"",
+            "end.repetition_result_for",
+            &["`side-to-move`", "`sente`"],
+        ),
+        (
             "[promotion]\n",
             "[promotion]\nflip_on = \"drop\"\n",
             "promotion.flip_on",

@@ -172,6 +172,15 @@ fn entries() -> Vec<Entry> {
         ],
         expect: Rule,
     });
+    v.push(Entry {
+        key: "end.repetition_result_for",
+        base: shogi,
+        changes: vec![
+            ("end.repetition_result_for", json!("sente")),
+            ("end.repetition_result", json!("loss")),
+        ],
+        expect: Rule,
+    });
     v.push(e("end.royal_capture", shogi, json!(true), Rule));
     // The royal piece: minishogi's gold instead of its king.
     v.push(Entry {

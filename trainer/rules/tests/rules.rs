@@ -585,6 +585,35 @@ fn tori_repetition_loses_for_the_player_completing_it() {
 }
 
 #[test]
+fn minishogi_repetition_loses_for_sente_whoever_is_to_move() {
+    // repetition_result = "loss" for sente: the kings shuffle, no move checks.
+    let mut p = pos("minishogi", "4k/5/5/5/K4 b - 1");
+    let outcomes = play_cycles(&mut p, "5e4e 1a2a 4e5e 2a1a", 3);
+    for (ply, o) in outcomes[..11].iter().enumerate() {
+        assert_eq!(*o, None, "ply {}", ply + 1);
+    }
+    // Sente to move at the fourth occurrence: sente loses.
+    assert_eq!(outcomes[11], win(Color::Gote, EndReason::Repetition));
+    // Gote to move at the fourth occurrence (a rule of the side to move would make gote lose).
+    let mut p = pos("minishogi", "4k/5/5/5/K4 w - 1");
+    let outcomes = play_cycles(&mut p, "1a2a 5e4e 2a1a 4e5e", 3);
+    assert_eq!(outcomes[10], None);
+    assert_eq!(outcomes[11], win(Color::Gote, EndReason::Repetition));
+}
+
+#[test]
+fn minishogi_perpetual_check_by_gote_still_loses() {
+    // Gote's rook checks the sente king on files 5 and 4 in turn: the checker loses, so here
+    // sente wins the repetition that would otherwise lose for sente.
+    let mut p = pos("minishogi", "4k/5/1r3/5/K4 w - 1");
+    let outcomes = play_cycles(&mut p, "4c5c 5e4e 5c4c 4e5e", 3);
+    for (ply, o) in outcomes[..11].iter().enumerate() {
+        assert_eq!(*o, None, "ply {}", ply + 1);
+    }
+    assert_eq!(outcomes[11], win(Color::Sente, EndReason::PerpetualCheck));
+}
+
+#[test]
 fn tori_perpetual_check_still_loses() {
     // The sente eagle checks the gote phoenix down files 1 and 2 in turn (its backward rook move);
     // the checking side loses although repetitions favour the side to move.
