@@ -89,6 +89,11 @@ pub struct SearchConfig {
     /// 5...: also checks after which every reply allows such a win within two plies fewer.
     /// 0: off.
     pub mate_plies: u32,
+    /// PUCT's move choice by a lower confidence bound (Leela Zero's and KataGo's LCB): among
+    /// the root moves with at least a tenth of the most visited move's visits, the one whose
+    /// mean value less this many standard errors (from the spread of its backed-up values) is
+    /// highest, where that beats the most visited move's bound. 0: the most visited move.
+    pub lcb_stdevs: f32,
 }
 
 impl Default for SearchConfig {
@@ -112,6 +117,7 @@ impl Default for SearchConfig {
             reuse_tree: true,
             forced_playouts: 0.0,
             mate_plies: 0,
+            lcb_stdevs: 0.0,
         }
     }
 }
@@ -143,6 +149,7 @@ impl SearchConfig {
             ("gumbel_c_visit", self.gumbel_c_visit),
             ("gumbel_c_scale", self.gumbel_c_scale),
             ("forced_playouts", self.forced_playouts),
+            ("lcb_stdevs", self.lcb_stdevs),
         ] {
             finite(key, v)?;
         }
@@ -210,6 +217,12 @@ impl SearchConfig {
             return Err(SearchError::config(
                 "forced_playouts",
                 format!("must be at least 0, got {}", self.forced_playouts),
+            ));
+        }
+        if !(0.0..=10.0).contains(&self.lcb_stdevs) {
+            return Err(SearchError::config(
+                "lcb_stdevs",
+                format!("must be in [0, 10], got {}", self.lcb_stdevs),
             ));
         }
         Ok(())
@@ -291,6 +304,14 @@ mod tests {
         assert_eq!(
             c.validate().unwrap_err().to_string(),
             "search.forced_playouts: must be at least 0, got -1"
+        );
+        let c = SearchConfig {
+            lcb_stdevs: -0.5,
+            ..Default::default()
+        };
+        assert_eq!(
+            c.validate().unwrap_err().to_string(),
+            "search.lcb_stdevs: must be in [0, 10], got -0.5"
         );
     }
 }

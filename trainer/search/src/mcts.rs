@@ -713,6 +713,7 @@ fn backup_along(t: &mut Tree, nodes: &[u32], edges: &[u32], value: f32, wdl: [f3
         let n = nodes[i] as usize;
         t.visits[n] += 1;
         t.value_sum[n] += v;
+        t.value_sq_sum[n] += v * v;
         let s = &mut t.wdl_sum[n];
         s[0] += w[0];
         s[1] += w[1];
@@ -748,6 +749,7 @@ fn tree_bytes(t: &Tree) -> usize {
     }
     b(&t.visits)
         + b(&t.value_sum)
+        + b(&t.value_sq_sum)
         + b(&t.wdl_sum)
         + b(&t.raw_value)
         + b(&t.first_edge)
@@ -827,9 +829,16 @@ mod tests {
     use std::sync::Arc;
 
     /// Every expanded node's visits are its own evaluation plus its edges' visits; every
-    /// edge's statistics are its child's, from the parent's side.
+    /// edge's statistics are its child's, from the parent's side; every node's squared values
+    /// sum to at most its visits and at least its mean's square times its visits.
     fn assert_consistent(t: &Tree) {
         for n in 0..t.num_nodes() {
+            let (v, s, sq) = (t.visits[n] as f32, t.value_sum[n], t.value_sq_sum[n]);
+            assert!(sq <= v + 1e-3, "node {n}: {sq} squared over {v} visits");
+            assert!(
+                v == 0.0 || sq >= s * s / v - 1e-3,
+                "node {n}: {sq} against {s}, {v}"
+            );
             if t.state[n] != NodeState::Expanded {
                 continue;
             }

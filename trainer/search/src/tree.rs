@@ -30,6 +30,9 @@ pub(crate) struct Tree {
     pub visits: Vec<u32>,
     /// `[nodes]` sum of backed-up values, side to move at the node, each in [-1, 1].
     pub value_sum: Vec<f32>,
+    /// `[nodes]` sum of the squares of the backed-up values (their spread, for the LCB move
+    /// choice).
+    pub value_sq_sum: Vec<f32>,
     /// `[nodes][3]` sum of backed-up win/draw/loss, side to move at the node.
     pub wdl_sum: Vec<[f32; 3]>,
     /// `[nodes]` the network's value (win - loss) for the side to move, or the rules' score
@@ -68,6 +71,7 @@ impl Tree {
     pub fn clear(&mut self) {
         self.visits.clear();
         self.value_sum.clear();
+        self.value_sq_sum.clear();
         self.wdl_sum.clear();
         self.raw_value.clear();
         self.first_edge.clear();
@@ -86,6 +90,7 @@ impl Tree {
         let i = self.visits.len() as u32;
         self.visits.push(0);
         self.value_sum.push(0.0);
+        self.value_sq_sum.push(0.0);
         self.wdl_sum.push([0.0; 3]);
         self.raw_value.push(0.0);
         self.first_edge.push(0);
@@ -181,6 +186,7 @@ impl Tree {
         let i = n as usize;
         self.visits[i] = src.visits[o];
         self.value_sum[i] = src.value_sum[o];
+        self.value_sq_sum[i] = src.value_sq_sum[o];
         self.wdl_sum[i] = src.wdl_sum[o];
         self.raw_value[i] = src.raw_value[o];
         self.state[i] = src.state[o];

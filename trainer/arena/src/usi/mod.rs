@@ -60,8 +60,9 @@ use crate::variant::load_variant;
 use encoding::{Device, Encoder};
 use go::{parse_go, resolve_limits, GoParams};
 use options::{
-    Options, DEFAULT_C_PUCT, DEFAULT_FPU_REDUCTION, DEFAULT_HASH_MIB, DEFAULT_MATE_PLIES,
-    DEFAULT_MINIBATCH, DEFAULT_NN_CACHE, DEFAULT_POLICY_TEMPERATURE, DEFAULT_SIMULATIONS,
+    Options, DEFAULT_C_PUCT, DEFAULT_FPU_REDUCTION, DEFAULT_HASH_MIB, DEFAULT_LCB_STDEVS,
+    DEFAULT_MATE_PLIES, DEFAULT_MINIBATCH, DEFAULT_NN_CACHE, DEFAULT_POLICY_TEMPERATURE,
+    DEFAULT_SIMULATIONS,
 };
 use rules::{Position, Variant};
 use search::{Algorithm, EvalCache, Evaluator, Search, UniformEvaluator};
@@ -188,6 +189,7 @@ impl UsiEngine {
                 c_puct: DEFAULT_C_PUCT,
                 fpu_reduction: DEFAULT_FPU_REDUCTION,
                 policy_temperature: DEFAULT_POLICY_TEMPERATURE,
+                lcb_stdevs: DEFAULT_LCB_STDEVS,
             },
             search: None,
             kept: None,
@@ -598,6 +600,7 @@ mod tests {
             "option name CPuct type spin default 125 min 0 max 2000",
             "option name FPUReduction type spin default 20 min 0 max 2000",
             "option name PolicyTemperature type spin default 150 min 5 max 2000",
+            "option name LCBStdevs type spin default 0 min 0 max 1000",
         ] {
             assert!(got.iter().any(|l| l == listed), "{listed}: {got:?}");
         }
@@ -614,17 +617,24 @@ mod tests {
         e.handle("setoption name CPuct value 250");
         e.handle("setoption name FPUReduction value 0");
         e.handle("setoption name PolicyTemperature value 160");
+        e.handle("setoption name LCBStdevs value 250");
         assert!(take(&lines).is_empty());
         let c = e.opts.search_config();
         assert_eq!(
-            (c.c_puct, c.fpu_reduction, c.policy_temperature),
-            (2.5, 0.0, 1.6)
+            (
+                c.c_puct,
+                c.fpu_reduction,
+                c.policy_temperature,
+                c.lcb_stdevs
+            ),
+            (2.5, 0.0, 1.6, 2.5)
         );
         c.validate().unwrap();
         for bad in [
             "setoption name PolicyTemperature value 4",
             "setoption name CPuct value 2001",
             "setoption name FPUReduction value -1",
+            "setoption name LCBStdevs value 1001",
         ] {
             e.handle(bad);
             let got = take(&lines);

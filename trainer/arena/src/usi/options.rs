@@ -31,9 +31,13 @@ pub(super) const DEFAULT_FPU_REDUCTION: u32 = 20;
 /// Default of the `PolicyTemperature` option (hundredths): flatter priors than the network's
 /// policy, +7 points against Fairy-Stockfish `Skill Level` 5 at 100 ms (BENCHMARKS.md).
 pub(super) const DEFAULT_POLICY_TEMPERATURE: u32 = 150;
+/// Default of the `LCBStdevs` option (hundredths): 0, the most visited move.
+pub(super) const DEFAULT_LCB_STDEVS: u32 = 0;
 /// Upper bound of the options given in hundredths (`CPuct`, `FPUReduction`,
 /// `PolicyTemperature`).
 const MAX_CENTI: u32 = 2000;
+/// Upper bound of the `LCBStdevs` option (hundredths).
+const MAX_LCB_CENTI: u32 = 1000;
 /// Upper bound of the `NNCacheSize` option.
 const MAX_NN_CACHE: u32 = 1 << 24;
 
@@ -66,6 +70,8 @@ pub(super) struct Options {
     pub(super) fpu_reduction: u32,
     /// `PolicyTemperature`: `search.policy_temperature` in hundredths.
     pub(super) policy_temperature: u32,
+    /// `LCBStdevs`: `search.lcb_stdevs` in hundredths.
+    pub(super) lcb_stdevs: u32,
 }
 
 impl Options {
@@ -78,6 +84,7 @@ impl Options {
             c_puct: self.c_puct as f32 / 100.0,
             fpu_reduction: self.fpu_reduction as f32 / 100.0,
             policy_temperature: self.policy_temperature as f32 / 100.0,
+            lcb_stdevs: self.lcb_stdevs as f32 / 100.0,
             ..SearchConfig::default()
         }
     }
@@ -146,6 +153,10 @@ impl UsiEngine {
         self.out.send(&format!(
             "option name PolicyTemperature type spin default {} min 5 max {MAX_CENTI}",
             self.opts.policy_temperature
+        ));
+        self.out.send(&format!(
+            "option name LCBStdevs type spin default {} min 0 max {MAX_LCB_CENTI}",
+            self.opts.lcb_stdevs
         ));
         self.out.send(&format!(
             "option name NNCacheSize type spin default {} min 0 max {MAX_NN_CACHE}",
@@ -249,6 +260,7 @@ impl UsiEngine {
             "policytemperature" => {
                 self.opts.policy_temperature = parse_spin(&need(value)?, 5, MAX_CENTI)?
             }
+            "lcbstdevs" => self.opts.lcb_stdevs = parse_spin(&need(value)?, 0, MAX_LCB_CENTI)?,
             "nncachesize" => {
                 self.opts.nn_cache = parse_spin(&need(value)?, 0, MAX_NN_CACHE)?;
                 if let Some(net) = self.net.as_mut() {
