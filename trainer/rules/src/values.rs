@@ -59,16 +59,6 @@ pub enum RepetitionFor {
     Sente,
 }
 
-impl RepetitionFor {
-    /// The word of the config file (`"sente"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RepetitionFor::SideToMove => "side-to-move",
-            RepetitionFor::Sente => "sente",
-        }
-    }
-}
-
 impl StalemateValue {
     /// The word of the config file (`"loss"`).
     pub fn as_str(self) -> &'static str {
