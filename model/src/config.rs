@@ -55,8 +55,8 @@ impl ModelConfig {
         Ok(c)
     }
 
-    /// Loads `configs/models/NAME.toml`, a path, or a built-in shape (`b2c16`, `b6c64`,
-    /// `b10c128`).
+    /// Loads `configs/models/NAME.toml`, a path, or a built-in shape (every file of
+    /// `configs/models`: `b2c16`, `b4c32`, `b6c48`, `b6c64`, `b10c128`).
     pub fn load(name_or_path: &str) -> Result<ModelConfig> {
         let p = Path::new(name_or_path);
         if name_or_path.ends_with(".toml") || name_or_path.contains('/') {
@@ -74,13 +74,15 @@ impl ModelConfig {
         let text = match name_or_path {
             "b2c16" => include_str!("../../configs/models/b2c16.toml"),
             "b4c32" => include_str!("../../configs/models/b4c32.toml"),
+            "b6c48" => include_str!("../../configs/models/b6c48.toml"),
             "b6c64" => include_str!("../../configs/models/b6c64.toml"),
             "b10c128" => include_str!("../../configs/models/b10c128.toml"),
             _ => {
                 return Err(ModelError::Config {
                     file: name_or_path.to_string(),
                     key: "-".into(),
-                    reason: "no such model file (built-ins: b2c16, b4c32, b6c64, b10c128)".into(),
+                    reason: "no such model file (built-ins: b2c16, b4c32, b6c48, b6c64, b10c128)"
+                        .into(),
                 })
             }
         };
@@ -360,10 +362,27 @@ mod tests {
 
     #[test]
     fn builtin_shapes_load() {
-        for n in ["b2c16", "b6c64", "b10c128"] {
-            let c = ModelConfig::load(n).unwrap();
-            assert_eq!(c.name, n);
+        // Every shape in configs/models is built in (the tests run in model/, where no
+        // configs/models directory is found, so these come from the binary).
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/models");
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            let Some(stem) = name.strip_suffix(".toml") else {
+                continue;
+            };
+            let c = ModelConfig::load(stem).unwrap();
+            assert_eq!(c.name, stem);
+            let file = dir.join(&name).display().to_string();
+            let text = std::fs::read_to_string(&file).unwrap();
+            let from_file = ModelConfig::from_toml(&text, &file).unwrap();
+            assert_eq!(
+                (c.blocks, c.channels),
+                (from_file.blocks, from_file.channels)
+            );
+            n += 1;
         }
+        assert_eq!(n, 5);
         assert!(ModelConfig::load("nope").is_err());
     }
 

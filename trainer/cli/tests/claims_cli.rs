@@ -163,6 +163,43 @@ fn the_default_run_is_configured_as_the_readme_says() {
     assert_eq!(e.share, 0.15);
 }
 
+/// The two-hour run: the default run's config but for the keys the README names.
+#[test]
+fn the_two_hour_run_is_the_default_run_with_the_keys_the_readme_names() {
+    let readme = prose("README.md");
+    let said = "`scripts/run.sh --config configs/runs/two-hour.toml` trains the same methods for two hours (`max_minutes = 120`) with a larger network (`b6c48`: 6 blocks of 48 channels), a replay window of up to 200,000 samples and a learning rate that decays over the budget (`schedule = \"budget\"`, cosine from 0.002 to 0.0002), in `runs/two-hour/`.";
+    assert!(readme.contains(said), "README.md no longer says: {said}");
+    let file = "configs/runs/two-hour.toml";
+    let c = pipeline::RunConfig::from_toml(&read(file), file).unwrap();
+    assert_eq!((c.name.as_str(), c.model.as_str()), ("two-hour", "b6c48"));
+    assert_eq!(c.budget_seconds(), Some(120.0 * 60.0));
+    let shape = model::ModelConfig::load("b6c48").unwrap();
+    assert_eq!((shape.blocks, shape.channels), (6, 48));
+    assert_eq!(c.replay.max_window, 200_000);
+    assert_eq!(c.training.schedule, model::Schedule::Budget);
+    assert_eq!((c.training.lr, c.training.min_lr), (0.002, 0.0002));
+    // Everything else is the default run's.
+    let strip = |rel: &str| {
+        let mut t: toml::Table = toml::from_str(&read(rel)).unwrap();
+        for key in ["name", "model", "max_minutes"] {
+            t.remove(key);
+        }
+        let sub = |t: &toml::Table, table: &str| t[table].as_table().unwrap().clone();
+        let mut training = sub(&t, "training");
+        training.remove("schedule");
+        training.remove("min_lr");
+        t.insert("training".into(), training.into());
+        let mut replay = sub(&t, "replay");
+        replay.remove("max_window");
+        t.insert("replay".into(), replay.into());
+        t
+    };
+    assert_eq!(
+        strip("configs/runs/two-hour.toml"),
+        strip("configs/runs/default.toml")
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // dlshogi's layout (README, "For dlshogi and FukauraOu").
 
