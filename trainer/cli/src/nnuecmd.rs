@@ -37,6 +37,14 @@ pub struct NnueArgs {
     /// Games of these generations' networks: A..B, A.., ..B or N (default: all).
     #[arg(long)]
     generations: Option<String>,
+    /// A network whose value relabels the positions: `last` (the run's newest network) or a
+    /// model file of the run's variant and encoding. The early generations' searches were
+    /// guided by weak networks; the last network's value is a steadier target.
+    #[arg(long)]
+    teacher: Option<String>,
+    /// Weight of the teacher's value against the search's (0 to 1).
+    #[arg(long, default_value_t = 1.0, requires = "teacher")]
+    teacher_weight: f64,
     /// Device: cpu, cuda, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = model::parse_device)]
     device: model::Device,
@@ -52,7 +60,18 @@ pub fn run(a: NnueArgs) -> Result<()> {
         Some(g) => pipeline::export::parse_generations(g)?,
         None => 0..=u64::MAX,
     };
+    let teacher = match a.teacher.as_deref() {
+        None => None,
+        Some(t) => Some(pipeline::nnue::Teacher {
+            model: match t {
+                "last" => run.model_path(run.load_state()?.generation),
+                path => PathBuf::from(path),
+            },
+            weight: a.teacher_weight,
+        }),
+    };
     let opts = pipeline::nnue::NnueOptions {
+        teacher,
         fsf_variant: a.variant,
         positions: a.positions,
         generations,
@@ -90,6 +109,9 @@ pub fn run(a: NnueArgs) -> Result<()> {
             n => format!(" ({n} damaged shards or games skipped)"),
         }
     );
+    if let Some(shift) = s.teacher_shift {
+        println!("the teacher moved the target values by {shift:.4} on average (in -1..1)");
+    }
     match &s.ini {
         Some(_) => println!(
             "Fairy-Stockfish: setoption name VariantPath value <the variants.ini of `trainer \

@@ -533,6 +533,67 @@ fn trained_network_loads_evaluates_as_ours_and_plays_a_match() {
     );
 }
 
+/// `--teacher`: a network of the run relabels the positions' values (weight 0 leaves them as
+/// the searches gave them, weight 1 moves them); bad teachers and weights are named.
+#[test]
+fn a_teacher_network_relabels_the_values() {
+    let run = tiny_run();
+    let dir = scratch("teacher");
+    let (r, d) = (run.to_str().unwrap(), dir.to_str().unwrap());
+    let shift = |weight: &str| -> f64 {
+        let file = format!("{d}/minishogi-w{weight}.nnue");
+        let out = ok(
+            trainer(&[
+                "nnue",
+                "--run",
+                r,
+                "--out",
+                &file,
+                "--epochs",
+                "1",
+                "--batch-size",
+                "256",
+                "--teacher",
+                "last",
+                "--teacher-weight",
+                weight,
+            ]),
+            "trainer nnue --teacher",
+        );
+        let net = NnueNet::from_bytes(&std::fs::read(&file).unwrap(), None).unwrap();
+        assert!(
+            net.description
+                .contains(&format!("values {weight} from network 000002.safetensors")),
+            "{}",
+            net.description
+        );
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("the teacher moved the target values by "))
+            .unwrap_or_else(|| panic!("{out}"));
+        line.split_whitespace().nth(7).unwrap().parse().unwrap()
+    };
+    assert_eq!(shift("0"), 0.0);
+    let moved = shift("1");
+    assert!(moved > 0.01 && moved <= 2.0, "{moved}");
+    let fails = |args: &[&str], says: &str| {
+        let out = format!("{d}/minishogi-bad.nnue");
+        let mut all = vec!["nnue", "--run", r, "--out", &out];
+        all.extend_from_slice(args);
+        let o = trainer(&all);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(says), "{args:?}: {err}");
+        assert!(!Path::new(&out).exists());
+    };
+    fails(
+        &["--teacher", "last", "--teacher-weight", "1.5"],
+        "--teacher-weight 1.5",
+    );
+    let missing = format!("{d}/nope.safetensors");
+    fails(&["--teacher", &missing], "nope");
+    fails(&["--teacher-weight", "0.5"], "--teacher");
+}
+
 /// Our legal moves of `pos` in Fairy-Stockfish's notation, counting pawn drops that mate as
 /// it does (it generates them and scores them as a loss).
 fn fsf_legal_moves(layout: &FeatureLayout, pos: &Position) -> Vec<String> {

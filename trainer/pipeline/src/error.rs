@@ -322,6 +322,12 @@ pub enum PipelineError {
     /// `--positions 0`.
     #[error("--positions must be at least 1")]
     NoPositions,
+    /// A teacher's weight outside [0, 1].
+    #[error("--teacher-weight {weight}: wanted a number from 0 to 1")]
+    TeacherWeight {
+        /// The weight asked for.
+        weight: f64,
+    },
     /// No training positions in the generations asked for.
     #[error(
         "{}: no self-play positions with a search target in generations {generations:?}",
