@@ -7,9 +7,10 @@
 //! evaluation is `600 x`. As there, the first layer has a factoriser shared by the stacks, and
 //! the features a second, king-independent row ("virtual" features, `index % piece_indices`)
 //! that is added into the real rows when the file is written; the loss is
-//! `lambda (q - p)^2 + (1 - lambda) (q - t)^2` with `q = sigmoid(600 x / 361)`, `p` the search's
-//! win probability and `t` the game's result (1, 0.5, 0), both for the side to move; the hidden
-//! layers' weights are clipped to what 8 bits hold after every step.
+//! `lambda (q - p)^2 + (1 - lambda) (q - t)^2` with `q = sigmoid(600 x / S)` (`S` the
+//! evaluation scale), `p` the search's win probability and `t` the game's result (1, 0.5, 0),
+//! both for the side to move; the hidden layers' weights are clipped to what 8 bits hold after
+//! every step.
 //!
 //! Quantisation is serialize.py's: feature transformer `round(127 w)` in 16 bits, PSQT
 //! `round(9600 w)`, hidden layers `round(64 w)` with biases `round(8128 b)`, output
@@ -110,6 +111,11 @@ pub struct NnueTrainConfig {
     pub lr: f64,
     /// Weight of the search value against the game result (1: the value only).
     pub lambda: f64,
+    /// Fairy-Stockfish internal units per logit of win probability: the network learns the
+    /// evaluation `eval_scale ln(p / (1 - p))` for a win probability `p`. Fairy-Stockfish
+    /// mixes the network with its classical evaluation (where material is unbalanced) and
+    /// tunes its search margins to that evaluation's scale, so the network should speak it.
+    pub eval_scale: f64,
     /// Share of the positions held out for validation (in blocks spread over the set).
     pub validation: f64,
     /// Seed of the initial weights and the order of the positions.
@@ -127,6 +133,7 @@ impl Default for NnueTrainConfig {
             batch_size: 1024,
             lr: 1.5e-3,
             lambda: 1.0,
+            eval_scale: super::EVAL_SCALE,
             validation: 0.05,
             seed: 1,
             device: Device::Cpu,
@@ -328,8 +335,8 @@ impl TrainingSet {
     }
 }
 
-fn loss(model: &Model, b: &Batch, lambda: f64) -> Tensor {
-    let q = (model.forward(b) * (NNUE_TO_EVAL / super::EVAL_SCALE)).sigmoid();
+fn loss(model: &Model, b: &Batch, lambda: f64, eval_scale: f64) -> Tensor {
+    let q = (model.forward(b) * (NNUE_TO_EVAL / eval_scale)).sigmoid();
     let eval = (&q - &b.score).square().mean(Kind::Float);
     let result = (&q - &b.result).square().mean(Kind::Float);
     eval * lambda + result * (1.0 - lambda)
@@ -381,7 +388,7 @@ fn mean_loss(model: &Model, set: &TrainingSet, ids: &[usize], cfg: &NnueTrainCon
     let mut total = 0.0;
     for chunk in ids.chunks(cfg.batch_size.max(1)) {
         let b = set.batch(chunk, cfg.device.torch());
-        total += loss(model, &b, cfg.lambda).double_value(&[]) * chunk.len() as f64;
+        total += loss(model, &b, cfg.lambda, cfg.eval_scale).double_value(&[]) * chunk.len() as f64;
     }
     total / ids.len().max(1) as f64
 }
@@ -421,6 +428,12 @@ pub fn train(
             cfg.batch_size, cfg.lambda
         )));
     }
+    if !(cfg.eval_scale > 0.0 && cfg.eval_scale.is_finite()) {
+        return Err(bad(format!(
+            "a positive evaluation scale wanted, not {}",
+            cfg.eval_scale
+        )));
+    }
     if !(0.0..1.0).contains(&cfg.validation) || cfg.lr <= 0.0 || !cfg.lr.is_finite() {
         return Err(bad(format!(
             "validation share {} (in 0..1) and a positive learning rate {} wanted",
@@ -456,7 +469,7 @@ pub fn train(
         for chunk in train_ids.chunks(cfg.batch_size) {
             model.clip();
             let b = set.batch(chunk, cfg.device.torch());
-            let l = loss(&model, &b, cfg.lambda);
+            let l = loss(&model, &b, cfg.lambda, cfg.eval_scale);
             l.backward();
             let lr = cfg.lr * (1.0 - 0.9 * step as f64 / total_steps as f64);
             adam.step(&model, lr);
@@ -672,6 +685,39 @@ mod tests {
     }
 
     #[test]
+    fn the_evaluation_scale_sets_the_networks_units() {
+        crate::set_threads(2);
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let rules = FsfRules::for_variant(&v, None).unwrap();
+        let layout = FeatureLayout::new(&v, &rules).unwrap();
+        let set = material_set(&v, &layout, 1200);
+        let mean_eval = |eval_scale: f64| {
+            let cfg = NnueTrainConfig {
+                epochs: 6,
+                batch_size: 64,
+                lr: 0.01,
+                validation: 0.0,
+                eval_scale,
+                ..NnueTrainConfig::default()
+            };
+            let (net, _) = train(&set, &layout, &cfg, |_, _, _| {}).unwrap();
+            let mut sum = 0.0;
+            for i in 0..set.len() {
+                let (own, other, bucket) = set.position(i);
+                sum += f64::from(net.evaluate_features(own, other, bucket).abs());
+            }
+            sum / set.len() as f64
+        };
+        // The same win probabilities in three times the units: about three times the evaluation.
+        let (small, large) = (
+            mean_eval(super::super::EVAL_SCALE),
+            mean_eval(3.0 * super::super::EVAL_SCALE),
+        );
+        let ratio = large / small;
+        assert!((2.0..4.0).contains(&ratio), "ratio {ratio}");
+    }
+
+    #[test]
     fn validation_blocks_spread_over_the_set() {
         let (t, v) = split(10_000, 0.05);
         assert_eq!(t.len() + v.len(), 10_000);
@@ -702,6 +748,10 @@ mod tests {
             },
             NnueTrainConfig {
                 lr: f64::NAN,
+                ..NnueTrainConfig::default()
+            },
+            NnueTrainConfig {
+                eval_scale: 0.0,
                 ..NnueTrainConfig::default()
             },
         ] {

@@ -28,6 +28,12 @@ pub struct NnueArgs {
     /// Weight of the search's value against the game's result (1: values only).
     #[arg(long, default_value_t = 1.0)]
     lambda: f64,
+    /// Fairy-Stockfish internal units per logit of win probability that the network's
+    /// evaluation speaks (a win probability p becomes S ln(p / (1 - p))). Fairy-Stockfish
+    /// switches to its classical evaluation where material is unbalanced, and its search
+    /// margins are tuned to that evaluation's units.
+    #[arg(long, default_value_t = model::nnue::EVAL_SCALE)]
+    eval_scale: f64,
     /// Positions per step.
     #[arg(long, default_value_t = 1024)]
     batch_size: usize,
@@ -45,6 +51,10 @@ pub struct NnueArgs {
     /// Weight of the teacher's value against the search's (0 to 1).
     #[arg(long, default_value_t = 1.0, requires = "teacher")]
     teacher_weight: f64,
+    /// Leave out positions in check and those whose best move captures (true or false):
+    /// Fairy-Stockfish's static evaluation is used in quiet positions.
+    #[arg(long, default_value_t = false, action = clap::ArgAction::Set)]
+    skip_noisy: bool,
     /// Device: cpu, cuda, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = model::parse_device)]
     device: model::Device,
@@ -73,6 +83,7 @@ pub fn run(a: NnueArgs) -> Result<()> {
     let opts = pipeline::nnue::NnueOptions {
         teacher,
         fsf_variant: a.variant,
+        skip_noisy: a.skip_noisy,
         positions: a.positions,
         generations,
         train: NnueTrainConfig {
@@ -80,6 +91,7 @@ pub fn run(a: NnueArgs) -> Result<()> {
             batch_size: a.batch_size,
             lr: a.lr,
             lambda: a.lambda,
+            eval_scale: a.eval_scale,
             seed: a.seed,
             device: a.device,
             ..NnueTrainConfig::default()
@@ -109,6 +121,12 @@ pub fn run(a: NnueArgs) -> Result<()> {
             n => format!(" ({n} damaged shards or games skipped)"),
         }
     );
+    if s.noisy > 0 {
+        println!(
+            "left out {} positions in check or with a capture for the best move",
+            s.noisy
+        );
+    }
     if let Some(shift) = s.teacher_shift {
         println!("the teacher moved the target values by {shift:.4} on average (in -1..1)");
     }

@@ -594,6 +594,69 @@ fn a_teacher_network_relabels_the_values() {
     fails(&["--teacher-weight", "0.5"], "--teacher");
 }
 
+#[test]
+fn noisy_positions_are_left_out_and_the_scale_is_recorded() {
+    let run = tiny_run();
+    let dir = scratch("quiet");
+    let (r, d) = (run.to_str().unwrap(), dir.to_str().unwrap());
+    let samples = run_samples(&run);
+    let noisy = samples
+        .iter()
+        .filter(|s| s.position.in_check() || pipeline::fsfdata::captures(&s.position, s.best))
+        .count();
+    assert!(
+        noisy > 0 && noisy < samples.len(),
+        "{noisy} of {}",
+        samples.len()
+    );
+    let file = format!("{d}/minishogi-quiet.nnue");
+    let out = ok(
+        trainer(&[
+            "nnue",
+            "--run",
+            r,
+            "--out",
+            &file,
+            "--epochs",
+            "1",
+            "--batch-size",
+            "256",
+            "--skip-noisy",
+            "true",
+            "--eval-scale",
+            "700",
+        ]),
+        "trainer nnue --skip-noisy true",
+    );
+    assert!(
+        out.contains(&format!(
+            "left out {noisy} positions in check or with a capture for the best move"
+        )),
+        "{out}"
+    );
+    // "trained on T positions of G games (H held out)": T + H are the quiet positions.
+    let words: Vec<&str> = out.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "trained").unwrap();
+    let trained: usize = words[at + 2].parse().unwrap();
+    let held: usize = words[at + 7].trim_start_matches('(').parse().unwrap();
+    assert_eq!(trained + held, samples.len() - noisy, "{out}");
+    let net = NnueNet::from_bytes(&std::fs::read(&file).unwrap(), None).unwrap();
+    assert!(
+        net.description.contains("quiet positions")
+            && net.description.contains("evaluation scale 700"),
+        "{}",
+        net.description
+    );
+    let bad = format!("{d}/minishogi-bad.nnue");
+    let o = trainer(&["nnue", "--run", r, "--out", &bad, "--eval-scale", "0"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("evaluation scale"),
+        "{err}"
+    );
+    assert!(!Path::new(&bad).exists());
+}
+
 /// Our legal moves of `pos` in Fairy-Stockfish's notation, counting pawn drops that mate as
 /// it does (it generates them and scores them as a loss).
 fn fsf_legal_moves(layout: &FeatureLayout, pos: &Position) -> Vec<String> {

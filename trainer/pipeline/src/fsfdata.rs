@@ -43,10 +43,15 @@ pub struct FsfSample {
     pub halfmove: u32,
 }
 
+/// Whether `mv` takes a piece in `pos` (on its destination or, for a double move, on the way).
+pub fn captures(pos: &Position, mv: Move) -> bool {
+    let taken = |sq: Option<usize>| sq.is_some_and(|s| !pos.piece_at(s).is_empty());
+    !mv.is_drop() && (taken(Some(mv.to())) || taken(mv.via()))
+}
+
 /// Whether a move resets Fairy-Stockfish's halfmove clock.
 fn resets_clock(pos: &Position, mv: Move) -> bool {
-    let captures = |sq: Option<usize>| sq.is_some_and(|s| !pos.piece_at(s).is_empty());
-    mv.is_drop() || mv.promotes() || captures(Some(mv.to())) || captures(mv.via())
+    mv.is_drop() || mv.promotes() || captures(pos, mv)
 }
 
 /// The samples of one game, or why it is damaged.

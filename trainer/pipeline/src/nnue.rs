@@ -32,6 +32,11 @@ pub struct NnueOptions {
     pub train: NnueTrainConfig,
     /// A network whose value is mixed into each position's target value.
     pub teacher: Option<Teacher>,
+    /// Leave out positions whose side to move is in check or whose search's best move
+    /// captures (nnue-pytorch's "smart fen skipping"): Fairy-Stockfish evaluates quiet
+    /// positions, its quiescence search resolving the captures, so a static evaluation
+    /// learnt from a position whose value hangs on a capture is learnt where it is not used.
+    pub skip_noisy: bool,
 }
 
 /// A network of the run's variant and encoding that relabels the positions' values.
@@ -97,6 +102,8 @@ pub struct NnueSummary {
     pub bytes: usize,
     /// With a teacher: the mean absolute change it made to the target values (in [-1, 1]).
     pub teacher_shift: Option<f64>,
+    /// Positions left out as noisy (in check, or a capture for the best move).
+    pub noisy: u64,
 }
 
 /// Whether Fairy-Stockfish would use a network file of this name for `variant`: its
@@ -149,7 +156,12 @@ pub fn train_nnue(
         }
     };
     let mut set = TrainingSet::new(&layout);
+    let mut noisy = 0u64;
     let stats = fsfdata::for_each_sample(run, &opts.generations, true, |s| {
+        if opts.skip_noisy && (s.position.in_check() || fsfdata::captures(&s.position, s.best)) {
+            noisy += 1;
+            return ControlFlow::Continue(());
+        }
         let taken = match teacher.as_mut() {
             None => {
                 set.push(&layout, &s.position, s.value, s.result);
@@ -181,11 +193,13 @@ pub fn train_nnue(
     let mut cfg = opts.train.clone();
     cfg.description = format!(
         "Fairy-Stockfish {name} network trained by the shogi-variant self-play trainer on \
-         {} positions of run {} (variant {}), lambda {}{}",
+         {} {}positions of run {} (variant {}), lambda {}, evaluation scale {}{}",
         set.len(),
+        if opts.skip_noisy { "quiet " } else { "" },
         run.cfg.name,
         run.variant.name,
         cfg.lambda,
+        cfg.eval_scale,
         match &opts.teacher {
             Some(t) => format!(
                 ", values {} from network {}",
@@ -210,6 +224,7 @@ pub fn train_nnue(
         report,
         bytes: bytes.len(),
         teacher_shift: teacher.map(|t| t.shift.0 / t.shift.1.max(1) as f64),
+        noisy,
     })
 }
 
