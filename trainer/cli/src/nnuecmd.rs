@@ -52,8 +52,9 @@ pub struct NnueArgs {
     #[arg(long, default_value_t = 1.0, requires = "teacher")]
     teacher_weight: f64,
     /// Leave out positions in check and those whose best move captures (true or false):
-    /// Fairy-Stockfish's static evaluation is used in quiet positions.
-    #[arg(long, default_value_t = false, action = clap::ArgAction::Set)]
+    /// Fairy-Stockfish's static evaluation is used in quiet positions (on minishogi, 6 points
+    /// more against the classical evaluation).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     skip_noisy: bool,
     /// Device: cpu, cuda, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = model::parse_device)]

@@ -609,9 +609,10 @@ fn noisy_positions_are_left_out_and_the_scale_is_recorded() {
         "{noisy} of {}",
         samples.len()
     );
-    let file = format!("{d}/minishogi-quiet.nnue");
-    let out = ok(
-        trainer(&[
+    // Quiet positions by default; all of them with `--skip-noisy false`.
+    for (skip, left_out, scale) in [(None, noisy, "700"), (Some("false"), 0, "361")] {
+        let file = format!("{d}/minishogi-quiet-{left_out}.nnue");
+        let mut args = vec![
             "nnue",
             "--run",
             r,
@@ -621,32 +622,36 @@ fn noisy_positions_are_left_out_and_the_scale_is_recorded() {
             "1",
             "--batch-size",
             "256",
-            "--skip-noisy",
-            "true",
             "--eval-scale",
-            "700",
-        ]),
-        "trainer nnue --skip-noisy true",
-    );
-    assert!(
-        out.contains(&format!(
-            "left out {noisy} positions in check or with a capture for the best move"
-        )),
-        "{out}"
-    );
-    // "trained on T positions of G games (H held out)": T + H are the quiet positions.
-    let words: Vec<&str> = out.split_whitespace().collect();
-    let at = words.iter().position(|w| *w == "trained").unwrap();
-    let trained: usize = words[at + 2].parse().unwrap();
-    let held: usize = words[at + 7].trim_start_matches('(').parse().unwrap();
-    assert_eq!(trained + held, samples.len() - noisy, "{out}");
-    let net = NnueNet::from_bytes(&std::fs::read(&file).unwrap(), None).unwrap();
-    assert!(
-        net.description.contains("quiet positions")
-            && net.description.contains("evaluation scale 700"),
-        "{}",
-        net.description
-    );
+            scale,
+        ];
+        if let Some(skip) = skip {
+            args.extend(["--skip-noisy", skip]);
+        }
+        let out = ok(trainer(&args), "trainer nnue");
+        assert_eq!(
+            out.contains(&format!(
+                "left out {noisy} positions in check or with a capture for the best move"
+            )),
+            left_out > 0,
+            "{out}"
+        );
+        // "trained on T positions of G games (H held out)": T + H are the positions kept.
+        let words: Vec<&str> = out.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == "trained").unwrap();
+        let trained: usize = words[at + 2].parse().unwrap();
+        let held: usize = words[at + 7].trim_start_matches('(').parse().unwrap();
+        assert_eq!(trained + held, samples.len() - left_out, "{out}");
+        let net = NnueNet::from_bytes(&std::fs::read(&file).unwrap(), None).unwrap();
+        assert!(
+            net.description.contains("quiet positions") == (left_out > 0)
+                && net
+                    .description
+                    .contains(&format!("evaluation scale {scale}")),
+            "{}",
+            net.description
+        );
+    }
     let bad = format!("{d}/minishogi-bad.nnue");
     let o = trainer(&["nnue", "--run", r, "--out", &bad, "--eval-scale", "0"]);
     let err = String::from_utf8_lossy(&o.stderr);
