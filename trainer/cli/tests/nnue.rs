@@ -406,6 +406,23 @@ fn tiny_run() -> PathBuf {
     .clone()
 }
 
+/// `trainer nnue` on the run `run` into `out`: one epoch in batches of 256, then `extra`.
+fn quick_nnue(run: &str, out: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "nnue",
+        "--run",
+        run,
+        "--out",
+        out,
+        "--epochs",
+        "1",
+        "--batch-size",
+        "256",
+    ];
+    args.extend_from_slice(extra);
+    trainer(&args)
+}
+
 /// The samples of the tiny run, in the order the export writes them.
 fn run_samples(run: &Path) -> Vec<pipeline::fsfdata::FsfSample> {
     let run = pipeline::Run::resume(run).unwrap();
@@ -543,21 +560,7 @@ fn a_teacher_network_relabels_the_values() {
     let shift = |weight: &str| -> f64 {
         let file = format!("{d}/minishogi-w{weight}.nnue");
         let out = ok(
-            trainer(&[
-                "nnue",
-                "--run",
-                r,
-                "--out",
-                &file,
-                "--epochs",
-                "1",
-                "--batch-size",
-                "256",
-                "--teacher",
-                "last",
-                "--teacher-weight",
-                weight,
-            ]),
+            quick_nnue(r, &file, &["--teacher", "last", "--teacher-weight", weight]),
             "trainer nnue --teacher",
         );
         let net = NnueNet::from_bytes(&std::fs::read(&file).unwrap(), None).unwrap();
@@ -612,23 +615,11 @@ fn noisy_positions_are_left_out_and_the_scale_is_recorded() {
     // Quiet positions by default; all of them with `--skip-noisy false`.
     for (skip, left_out, scale) in [(None, noisy, "700"), (Some("false"), 0, "361")] {
         let file = format!("{d}/minishogi-quiet-{left_out}.nnue");
-        let mut args = vec![
-            "nnue",
-            "--run",
-            r,
-            "--out",
-            &file,
-            "--epochs",
-            "1",
-            "--batch-size",
-            "256",
-            "--eval-scale",
-            scale,
-        ];
+        let mut extra = vec!["--eval-scale", scale];
         if let Some(skip) = skip {
-            args.extend(["--skip-noisy", skip]);
+            extra.extend(["--skip-noisy", skip]);
         }
-        let out = ok(trainer(&args), "trainer nnue");
+        let out = ok(quick_nnue(r, &file, &extra), "trainer nnue");
         assert_eq!(
             out.contains(&format!(
                 "left out {noisy} positions in check or with a capture for the best move"
