@@ -615,6 +615,14 @@ mod tests {
     use rules::{Color, Variant};
     use std::sync::Arc;
 
+    /// Minishogi and its feature layout.
+    fn minishogi() -> (Arc<Variant>, FeatureLayout) {
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let rules = FsfRules::for_variant(&v, None).unwrap();
+        let layout = FeatureLayout::new(&v, &rules).unwrap();
+        (v, layout)
+    }
+
     /// Positions of random playouts, scored by material, so that a network can learn them.
     fn material_set(v: &Arc<Variant>, layout: &FeatureLayout, n: usize) -> TrainingSet {
         let mut rng = SplitMix64(3);
@@ -645,9 +653,7 @@ mod tests {
     #[test]
     fn training_learns_and_quantises_faithfully() {
         crate::set_threads(2);
-        let v = Arc::new(Variant::builtin("minishogi").unwrap());
-        let rules = FsfRules::for_variant(&v, None).unwrap();
-        let layout = FeatureLayout::new(&v, &rules).unwrap();
+        let (v, layout) = minishogi();
         let set = material_set(&v, &layout, 3000);
         let cfg = NnueTrainConfig {
             epochs: 4,
@@ -687,9 +693,7 @@ mod tests {
     #[test]
     fn the_evaluation_scale_sets_the_networks_units() {
         crate::set_threads(2);
-        let v = Arc::new(Variant::builtin("minishogi").unwrap());
-        let rules = FsfRules::for_variant(&v, None).unwrap();
-        let layout = FeatureLayout::new(&v, &rules).unwrap();
+        let (v, layout) = minishogi();
         let set = material_set(&v, &layout, 1200);
         let mean_eval = |eval_scale: f64| {
             let cfg = NnueTrainConfig {
@@ -730,9 +734,7 @@ mod tests {
 
     #[test]
     fn bad_options_are_errors() {
-        let v = Arc::new(Variant::builtin("minishogi").unwrap());
-        let rules = FsfRules::for_variant(&v, None).unwrap();
-        let layout = FeatureLayout::new(&v, &rules).unwrap();
+        let (v, layout) = minishogi();
         let empty = TrainingSet::new(&layout);
         let cfg = NnueTrainConfig::default();
         assert!(train(&empty, &layout, &cfg, |_, _, _| {}).is_err());
