@@ -1,122 +1,82 @@
-//! A square set: one bit per square, wide enough for every board up to 36x36.
+//! A 256-bit square set: wide enough for every board up to 16x16 (256 squares).
 
-/// 64-bit words in a [`SquareSet`].
-pub const WORDS: usize = crate::variant::MAX_SQUARES.div_ceil(64);
-
-/// A set of squares, one bit per square index. Operations touch only the words that may hold
-/// squares (`words`), so a small board pays for one or a few words, not for the largest board.
-#[derive(Clone, Copy, Default)]
-pub struct SquareSet {
-    bits: [u64; WORDS],
-    /// Every word from this index on is zero.
-    words: u8,
-}
-
-impl PartialEq for SquareSet {
-    fn eq(&self, o: &SquareSet) -> bool {
-        self.bits == o.bits
-    }
-}
-
-impl Eq for SquareSet {}
-
-impl std::hash::Hash for SquareSet {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.bits.hash(h)
-    }
-}
+/// A set of squares, one bit per square index.
+#[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct SquareSet(pub [u64; 4]);
 
 impl SquareSet {
     /// The empty set.
-    pub const EMPTY: SquareSet = SquareSet {
-        bits: [0; WORDS],
-        words: 0,
-    };
+    pub const EMPTY: SquareSet = SquareSet([0; 4]);
 
     /// Adds a square.
     #[inline(always)]
     pub fn insert(&mut self, sq: usize) {
-        let w = sq >> 6;
-        self.bits[w] |= 1u64 << (sq & 63);
-        self.words = self.words.max(w as u8 + 1);
+        self.0[sq >> 6] |= 1u64 << (sq & 63);
     }
 
     /// Removes a square.
     #[inline(always)]
     pub fn remove(&mut self, sq: usize) {
-        self.bits[sq >> 6] &= !(1u64 << (sq & 63));
+        self.0[sq >> 6] &= !(1u64 << (sq & 63));
     }
 
     /// Whether the square is in the set.
     #[inline(always)]
     pub fn contains(&self, sq: usize) -> bool {
-        self.bits[sq >> 6] >> (sq & 63) & 1 != 0
-    }
-
-    /// The words that may hold squares.
-    #[inline(always)]
-    fn used(&self) -> &[u64] {
-        &self.bits[..self.words as usize]
+        self.0[sq >> 6] >> (sq & 63) & 1 != 0
     }
 
     /// Whether the set is empty.
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.used().iter().all(|&w| w == 0)
+        (self.0[0] | self.0[1] | self.0[2] | self.0[3]) == 0
     }
 
     /// Number of squares in the set.
     #[inline(always)]
     pub fn len(&self) -> usize {
-        self.used().iter().map(|w| w.count_ones() as usize).sum()
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
 
     /// Squares in both sets.
     #[inline(always)]
     pub fn and(self, o: SquareSet) -> SquareSet {
-        // Start from the shorter set: its words past `words` are already zero.
-        let (mut out, other) = if self.words <= o.words {
-            (self, o)
-        } else {
-            (o, self)
-        };
-        for i in 0..out.words as usize {
-            out.bits[i] &= other.bits[i];
-        }
-        out
+        SquareSet([
+            self.0[0] & o.0[0],
+            self.0[1] & o.0[1],
+            self.0[2] & o.0[2],
+            self.0[3] & o.0[3],
+        ])
     }
 
     /// Squares in either set.
     #[inline(always)]
     pub fn or(self, o: SquareSet) -> SquareSet {
-        let (mut out, other) = if self.words >= o.words {
-            (self, o)
-        } else {
-            (o, self)
-        };
-        for i in 0..other.words as usize {
-            out.bits[i] |= other.bits[i];
-        }
-        out
+        SquareSet([
+            self.0[0] | o.0[0],
+            self.0[1] | o.0[1],
+            self.0[2] | o.0[2],
+            self.0[3] | o.0[3],
+        ])
     }
 
     /// Squares of `self` not in `o`.
     #[inline(always)]
     pub fn and_not(self, o: SquareSet) -> SquareSet {
-        let mut out = self;
-        for i in 0..self.words.min(o.words) as usize {
-            out.bits[i] &= !o.bits[i];
-        }
-        out
+        SquareSet([
+            self.0[0] & !o.0[0],
+            self.0[1] & !o.0[1],
+            self.0[2] & !o.0[2],
+            self.0[3] & !o.0[3],
+        ])
     }
 
     /// Iterates over the squares in increasing index order.
     #[inline(always)]
-    pub fn iter(&self) -> SquareSetIter<'_> {
+    pub fn iter(self) -> SquareSetIter {
         SquareSetIter {
-            words: self.used(),
+            set: self.0,
             word: 0,
-            current: self.used().first().copied().unwrap_or(0),
         }
     }
 }
@@ -128,25 +88,24 @@ impl std::fmt::Debug for SquareSet {
 }
 
 /// Iterator over the squares of a [`SquareSet`].
-pub struct SquareSetIter<'a> {
-    words: &'a [u64],
+pub struct SquareSetIter {
+    set: [u64; 4],
     word: usize,
-    current: u64,
 }
 
-impl Iterator for SquareSetIter<'_> {
+impl Iterator for SquareSetIter {
     type Item = usize;
     #[inline(always)]
     fn next(&mut self) -> Option<usize> {
-        loop {
-            if self.current != 0 {
-                let bit = self.current.trailing_zeros() as usize;
-                self.current &= self.current - 1;
-                return Some(self.word * 64 + bit);
+        while self.word < 4 {
+            let w = self.set[self.word];
+            if w != 0 {
+                self.set[self.word] = w & (w - 1);
+                return Some(self.word * 64 + w.trailing_zeros() as usize);
             }
             self.word += 1;
-            self.current = *self.words.get(self.word)?;
         }
+        None
     }
 }
 
@@ -157,17 +116,14 @@ mod tests {
     #[test]
     fn insert_remove_iterate() {
         let mut s = SquareSet::EMPTY;
-        for sq in [0, 63, 64, 200, 224, 1295] {
+        for sq in [0, 63, 64, 200, 224] {
             s.insert(sq);
         }
-        assert_eq!(
-            s.iter().collect::<Vec<_>>(),
-            vec![0, 63, 64, 200, 224, 1295]
-        );
-        assert_eq!(s.len(), 6);
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![0, 63, 64, 200, 224]);
+        assert_eq!(s.len(), 5);
         s.remove(64);
         assert!(!s.contains(64));
         assert!(s.contains(200));
-        assert_eq!(s.len(), 5);
+        assert_eq!(s.len(), 4);
     }
 }

@@ -978,7 +978,7 @@ impl<'a> Exporter<'a> {
         for (c, hi, up, kind, ours) in self.drop_entries() {
             let mut theirs = region[c.index()];
             if flag {
-                for sq in theirs.clone().iter() {
+                for sq in theirs.iter() {
                     if self.fsf_immobile(c, kind, sq) {
                         theirs.remove(sq);
                     }

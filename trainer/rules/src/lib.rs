@@ -44,7 +44,7 @@ pub use spec::{
     CaptureSpec, DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec,
     PromotionSpec, VariantSpec,
 };
-pub use types::{Color, Kind, Letter, Move, Piece, Square};
+pub use types::{Color, Kind, Letter, Move, Piece};
 pub use values::{
     ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
     RepetitionFor, StalemateValue,

@@ -6,11 +6,11 @@
 //! or to a line through the royal piece (a piece arriving there can become a cannon's screen).
 
 use crate::bitset::SquareSet;
-use crate::position::{attacked, moving_kind, piece_attacks, BoardRead, Position, SMALL_BOARD};
+use crate::position::{attacked, moving_kind, piece_attacks, Position};
 use crate::powers::power_targets;
-use crate::types::{Color, Kind, Move, Piece, Square};
+use crate::types::{Color, Kind, Move, Piece};
 use crate::values::PromotionMode;
-use crate::variant::{RayMove, Variant, CAPTURE, MAX_SIDE, MOVE};
+use crate::variant::{RayMove, Variant, CAPTURE, MAX_SIDE, MAX_SQUARES, MOVE};
 
 /// Per-node data shared by the generation of every move.
 struct Ctx<'a> {
@@ -26,7 +26,7 @@ struct Ctx<'a> {
     /// The opponent's pieces give no check (its royal piece is still in hand: Unashogi).
     them_unarmed: bool,
     /// The mover's promotion zone (empty while its royal piece is in hand, in Unashogi).
-    zone: &'a SquareSet,
+    zone: SquareSet,
     /// The variant has Lion capture rules.
     lion_rules: bool,
     /// The last move took a Lion with a piece that was not one: no non-Lion may take a Lion
@@ -36,8 +36,7 @@ struct Ctx<'a> {
     plain: bool,
     /// Promotion follows the plain zone rule (any move touching the zone).
     plain_promotion: bool,
-    /// A copy of the board for legality tests (the squares of the variant's board at least).
-    scratch: &'a mut [Piece],
+    scratch: [Piece; MAX_SQUARES],
 }
 
 impl Ctx<'_> {
@@ -53,7 +52,7 @@ impl Ctx<'_> {
                 self.scratch[to] = p;
                 self.scratch[from] = Piece::EMPTY;
                 let k = if from == ksq { to } else { ksq };
-                let ok = !attacked(self.v, self.scratch, k, self.them);
+                let ok = !attacked(self.v, &self.scratch, k, self.them);
                 self.scratch[from] = p;
                 self.scratch[to] = cap;
                 ok
@@ -61,12 +60,12 @@ impl Ctx<'_> {
             Move::Double { from, via, to } => {
                 let (from, via, to) = (from as usize, via as usize, to as usize);
                 let k = if from == ksq { to } else { ksq };
-                self.with_double(from, via, to, |s| !attacked(s.v, s.scratch, k, s.them))
+                self.with_double(from, via, to, |s| !attacked(s.v, &s.scratch, k, s.them))
             }
             Move::Drop { kind, to } => {
                 let to = to as usize;
                 self.scratch[to] = Piece::new(self.us, kind);
-                let ok = !attacked(self.v, self.scratch, ksq, self.them);
+                let ok = !attacked(self.v, &self.scratch, ksq, self.them);
                 self.scratch[to] = Piece::EMPTY;
                 ok
             }
@@ -138,15 +137,15 @@ impl Ctx<'_> {
             Some(w) => {
                 let doomed = self.scratch[w];
                 let doomed_protects = doomed.is_color(them)
-                    && piece_attacks(v, self.scratch, them, doomed.kind(), w, to);
+                    && piece_attacks(v, &self.scratch, them, doomed.kind(), w, to);
                 doomed_protects
-                    || self.with_double(from, w, to, |s| attacked(v, s.scratch, to, them))
+                    || self.with_double(from, w, to, |s| attacked(v, &s.scratch, to, them))
             }
             None => {
                 let (p, cap) = (self.scratch[from], self.scratch[to]);
                 self.scratch[from] = Piece::EMPTY;
                 self.scratch[to] = p;
-                let r = attacked(v, self.scratch, to, them);
+                let r = attacked(v, &self.scratch, to, them);
                 self.scratch[from] = p;
                 self.scratch[to] = cap;
                 r
@@ -157,7 +156,7 @@ impl Ctx<'_> {
 
     /// Whether a move of the piece of `kind` from `from` to `to` may promote, by the zone rule
     /// (and, with `immobile_may_promote`, wherever it could not move again).
-    #[inline(always)]
+    #[inline]
     fn may_promote(&self, kind: Kind, from: usize, to: usize) -> bool {
         let v = self.v;
         let (f, t) = (self.zone.contains(from), self.zone.contains(to));
@@ -204,9 +203,9 @@ impl Ctx<'_> {
                 continue;
             }
             let mv = Move::Double {
-                from: from as Square,
-                via: via as Square,
-                to: to as Square,
+                from: from as u8,
+                via: via as u8,
+                to: to as u8,
             };
             if self.lion_rules && !self.lion_capture_ok(kind, from, Some(via), to) {
                 continue;
@@ -248,7 +247,7 @@ impl Ctx<'_> {
             return true;
         }
         self.scratch[to] = Piece::new(self.us, kind);
-        let ok = !attacked(self.v, self.scratch, to, self.them);
+        let ok = !attacked(self.v, &self.scratch, to, self.them);
         self.scratch[to] = Piece::EMPTY;
         ok
     }
@@ -264,8 +263,8 @@ impl Ctx<'_> {
     #[inline]
     fn add(&mut self, out: &mut Vec<Move>, kind: Kind, from: usize, to: usize) {
         let mv = Move::Normal {
-            from: from as Square,
-            to: to as Square,
+            from: from as u8,
+            to: to as u8,
             promote: false,
         };
         let v = self.v;
@@ -282,8 +281,8 @@ impl Ctx<'_> {
                 && self.may_promote(kind, from, to);
             if saves {
                 out.push(Move::Normal {
-                    from: from as Square,
-                    to: to as Square,
+                    from: from as u8,
+                    to: to as u8,
                     promote: true,
                 });
             }
@@ -305,8 +304,8 @@ impl Ctx<'_> {
         }
         let immobile = v.forbid_immobile_moves && v.is_immobile(self.us, kind, to);
         let promote = Move::Normal {
-            from: from as Square,
-            to: to as Square,
+            from: from as u8,
+            to: to as u8,
             promote: true,
         };
         if info.promotes_to.is_some() && self.may_promote(kind, from, to) {
@@ -399,21 +398,6 @@ impl Position {
             (Some(k), false) => self.pin_sensitive(k),
             _ => SquareSet::EMPTY,
         };
-        // Copying a fixed 256 squares is cheaper than copying exactly the board's `n`.
-        let (mut small, mut large);
-        let scratch: &mut [Piece] = match v.n <= SMALL_BOARD {
-            true => {
-                small = *self
-                    .board
-                    .first_chunk::<SMALL_BOARD>()
-                    .expect("board holds 256");
-                &mut small
-            }
-            false => {
-                large = self.board[..v.n].to_vec();
-                &mut large
-            }
-        };
         let mut ctx = Ctx {
             v,
             us,
@@ -425,14 +409,14 @@ impl Position {
             single_royal: v.several_royals && self.royals[us.index()] == 1,
             them_unarmed,
             zone: match us_unarmed {
-                true => &SquareSet::EMPTY,
-                false => &v.zone[us.index()],
+                true => SquareSet::EMPTY,
+                false => v.zone[us.index()],
             },
             lion_rules: v.lion_protected || v.lion_counter_strike,
             counter_strike: self.counter_strike(),
             plain: !(v.lion_protected || v.lion_counter_strike || v.has_move_file_limits),
             plain_promotion: !(v.promotion_entering || v.immobile_may_promote),
-            scratch,
+            scratch: self.board,
         };
         self.board_moves(&mut ctx, out, us_unarmed);
         if v.drops {
@@ -477,7 +461,7 @@ impl Position {
             }
             let mut own: Option<usize> = None;
             for (i, &t) in ray.iter().enumerate() {
-                let p = self.board.at(t as usize);
+                let p = self.board[t as usize];
                 if p.is_empty() {
                     continue;
                 }
@@ -514,7 +498,7 @@ impl Position {
             let kind = self.board[from].kind();
             let moves_as = moving_kind(v, &self.board, from);
             for &(to, mode) in v.leaps_of(us, moves_as, from) {
-                let t = self.board.at(to as usize);
+                let t = self.board[to as usize];
                 let ok = if t.is_empty() {
                     mode & MOVE != 0
                 } else {
@@ -530,7 +514,7 @@ impl Position {
                     if i >= r.max_range as usize {
                         break;
                     }
-                    let t = self.board.at(to as usize);
+                    let t = self.board[to as usize];
                     if t.is_empty() {
                         if i < r.move_range[hops] as usize {
                             ctx.add(out, kind, from, to as usize);
@@ -639,10 +623,7 @@ impl Position {
                 // A royal piece dropped (Unashogi) must not land in check.
                 let royal = info.royal;
                 for to in targets.iter() {
-                    let mv = Move::Drop {
-                        kind,
-                        to: to as Square,
-                    };
+                    let mv = Move::Drop { kind, to: to as u8 };
                     if royal && !ctx.royal_drop_safe(kind, to) {
                         continue;
                     }
@@ -652,7 +633,7 @@ impl Position {
                     }
                     if special {
                         let gives_check = match eksq {
-                            Some(e) => self.drop_gives_check(ctx.scratch, kind, hi, to, e),
+                            Some(e) => self.drop_gives_check(&mut ctx.scratch, kind, hi, to, e),
                             None => false,
                         };
                         if info.drop_must_check && !gives_check {
@@ -691,7 +672,7 @@ impl Position {
             if i >= r.max_range as usize {
                 break;
             }
-            let t = self.board.at(to as usize);
+            let t = self.board[to as usize];
             if t.is_empty() {
                 if i < r.move_range[hops] as usize {
                     ctx.add(out, kind, from, to as usize);
@@ -710,7 +691,7 @@ impl Position {
 
     fn drop_gives_check(
         &self,
-        scratch: &mut [Piece],
+        scratch: &mut [Piece; MAX_SQUARES],
         kind: Kind,
         hi: usize,
         to: usize,

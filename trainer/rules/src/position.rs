@@ -2,7 +2,7 @@
 
 use crate::bitset::SquareSet;
 use crate::powers::power_attacked;
-use crate::types::{Color, Kind, Move, Piece, Square};
+use crate::types::{Color, Kind, Move, Piece};
 use crate::variant::{RayMove, Variant, CAPTURE, MAX_SQUARES};
 use std::sync::Arc;
 
@@ -33,12 +33,12 @@ pub(crate) struct HistoryEntry {
 #[derive(Clone)]
 pub struct Position {
     pub(crate) variant: Arc<Variant>,
-    pub(crate) board: [Piece; BOARD_CAP],
+    pub(crate) board: [Piece; MAX_SQUARES],
     pub(crate) occ: [SquareSet; 2],
     pub(crate) hands: [[u8; MAX_HAND_KINDS]; 2],
     pub(crate) side: Color,
     /// The royal piece's square while a side has exactly one (the one it must keep safe).
-    pub(crate) king: [Option<Square>; 2],
+    pub(crate) king: [Option<u8>; 2],
     /// Royal pieces of each side on the board.
     pub(crate) royals: [u8; 2],
     pub(crate) hash: u64,
@@ -46,11 +46,11 @@ pub struct Position {
     pub(crate) start_move_number: u32,
     /// At the start position, the square of a Lion just taken by a non-Lion (the counter-strike
     /// rule; later it follows from the last move).
-    pub(crate) start_counter_strike: Option<Square>,
+    pub(crate) start_counter_strike: Option<u8>,
     pub(crate) history: Vec<HistoryEntry>,
     pub(crate) undo: Vec<Undo>,
     /// Squares and pieces taken by custodian capture, for every move in `undo`.
-    pub(crate) side_captured: Vec<(Square, Piece)>,
+    pub(crate) side_captured: Vec<(u8, Piece)>,
 }
 
 impl std::fmt::Debug for Position {
@@ -70,7 +70,7 @@ impl Position {
     pub(crate) fn empty(variant: Arc<Variant>) -> Position {
         Position {
             variant,
-            board: [Piece::EMPTY; BOARD_CAP],
+            board: [Piece::EMPTY; MAX_SQUARES],
             occ: [SquareSet::EMPTY; 2],
             hands: [[0; MAX_HAND_KINDS]; 2],
             side: Color::Sente,
@@ -186,7 +186,7 @@ impl Position {
         if self.variant.kinds[p.kind() as usize].royal {
             let c = p.color().index();
             self.royals[c] += 1;
-            self.king[c] = (self.royals[c] == 1).then_some(sq as Square);
+            self.king[c] = (self.royals[c] == 1).then_some(sq as u8);
         }
     }
 
@@ -211,7 +211,7 @@ impl Position {
                 self.king[c] = self.occ[c]
                     .iter()
                     .find(|&s| v.kinds[self.board[s].kind() as usize].royal)
-                    .map(|s| s as Square);
+                    .map(|s| s as u8);
             }
         }
         p
@@ -419,7 +419,7 @@ impl Position {
                     if let Some(s) = at(x + dx * i, y + dy * i) {
                         let p = self.take(s);
                         self.add_to_hand(us, p);
-                        self.side_captured.push((s as Square, p));
+                        self.side_captured.push((s as u8, p));
                         taken += 1;
                     }
                 }
@@ -479,7 +479,7 @@ impl Position {
 /// The kind whose moves the piece on `sq` makes on `board`: its own, or with
 /// `moves_from_behind` (Annan shogi) that of a friendly piece directly behind it.
 #[inline]
-pub(crate) fn moving_kind(v: &Variant, board: &[Piece], sq: usize) -> Kind {
+pub(crate) fn moving_kind(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize) -> Kind {
     let p = board[sq];
     if !v.moves_from_behind {
         return p.kind();
@@ -499,7 +499,7 @@ pub(crate) fn moving_kind(v: &Variant, board: &[Piece], sq: usize) -> Kind {
 /// Whether a piece of colour `c` moving as kind `k` from `from` attacks `target` on `board`.
 pub(crate) fn piece_attacks(
     v: &Variant,
-    board: &[Piece],
+    board: &[Piece; MAX_SQUARES],
     c: Color,
     k: Kind,
     from: usize,
@@ -521,7 +521,13 @@ pub(crate) fn piece_attacks(
 }
 
 /// Whether one of `rays` from `from` reaches `target` with a capture on `board`.
-fn rays_hit(v: &Variant, board: &[Piece], rays: &[RayMove], from: usize, target: usize) -> bool {
+fn rays_hit(
+    v: &Variant,
+    board: &[Piece; MAX_SQUARES],
+    rays: &[RayMove],
+    from: usize,
+    target: usize,
+) -> bool {
     for r in rays {
         let mut hops = 0usize;
         for (i, &to) in v.ray(from, r.dir as usize).iter().enumerate() {
@@ -546,58 +552,10 @@ fn rays_hit(v: &Variant, board: &[Piece], rays: &[RayMove], from: usize, target:
     false
 }
 
-/// A board read by square: a fixed-size array (small boards: indices reduced modulo its size,
-/// which the compiler proves in range, so reads need no bounds check) or a slice.
-pub(crate) trait BoardRead {
-    /// The piece on `sq`.
-    fn at(&self, sq: usize) -> Piece;
-    /// The whole board.
-    fn squares(&self) -> &[Piece];
-}
-
-impl<const N: usize> BoardRead for [Piece; N] {
-    #[inline(always)]
-    fn at(&self, sq: usize) -> Piece {
-        self[sq % N]
-    }
-    #[inline(always)]
-    fn squares(&self) -> &[Piece] {
-        self
-    }
-}
-
-impl BoardRead for [Piece] {
-    #[inline(always)]
-    fn at(&self, sq: usize) -> Piece {
-        self[sq]
-    }
-    #[inline(always)]
-    fn squares(&self) -> &[Piece] {
-        self
-    }
-}
-
-/// Length of a position's board array: the largest board's squares rounded up to a power of
-/// two, so that reads through [`BoardRead`] need no bounds check.
-pub(crate) const BOARD_CAP: usize = MAX_SQUARES.next_power_of_two();
-
-/// Boards of at most this many squares are read as a fixed array in the hottest loops.
-pub(crate) const SMALL_BOARD: usize = 256;
-
 /// Whether `sq` is attacked by a piece of `by` on `board`.
 #[inline]
-pub(crate) fn attacked(v: &Variant, board: &[Piece], sq: usize, by: Color) -> bool {
-    match board.first_chunk::<SMALL_BOARD>() {
-        Some(small) if v.n <= SMALL_BOARD => attacked_on(v, small, sq, by),
-        _ => attacked_on(v, board, sq, by),
-    }
-}
-
-#[inline(always)]
-fn attacked_on<B: BoardRead + ?Sized>(v: &Variant, b: &B, sq: usize, by: Color) -> bool {
-    let board = b;
+pub(crate) fn attacked(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize, by: Color) -> bool {
     if v.moves_from_behind {
-        let board = b.squares();
         // Borrowed moves depend on the formation: ask every piece (the reverse tables assume
         // each kind moves as itself).
         return (0..v.n).any(|s| {
@@ -606,7 +564,7 @@ fn attacked_on<B: BoardRead + ?Sized>(v: &Variant, b: &B, sq: usize, by: Color) 
     }
     let (s, e) = v.leap_attack_index[by.index() * v.n + sq];
     for &(from, mask) in &v.leap_attackers[s as usize..e as usize] {
-        let p = board.at(from as usize);
+        let p = board[from as usize];
         if p.is_color(by) && mask >> p.kind() & 1 != 0 {
             return true;
         }
@@ -616,7 +574,7 @@ fn attacked_on<B: BoardRead + ?Sized>(v: &Variant, b: &B, sq: usize, by: Color) 
     for scan in &v.ray_scans[by.index()] {
         let mut hops = 0usize;
         for (i, &t) in v.ray(sq, scan.dir as usize).iter().enumerate() {
-            let p = board.at(t as usize);
+            let p = board[t as usize];
             if p.is_empty() {
                 continue;
             }
@@ -634,14 +592,14 @@ fn attacked_on<B: BoardRead + ?Sized>(v: &Variant, b: &B, sq: usize, by: Color) 
     }
     // Extra moves from the last rank (Whale shogi's dolphin) are not in the reverse tables,
     // nor are powers (range captures, area moves, burns).
-    (v.has_last_rank_moves && last_rank_attacked(v, b.squares(), sq, by))
-        || (v.has_powers && power_attacked(v, b.squares(), sq, by))
+    (v.has_last_rank_moves && last_rank_attacked(v, board, sq, by))
+        || (v.has_powers && power_attacked(v, board, sq, by))
 }
 
 /// Whether a piece of `by` on its last rank attacks `sq` with its extra moves from there.
 #[cold]
 #[inline(never)]
-fn last_rank_attacked(v: &Variant, board: &[Piece], sq: usize, by: Color) -> bool {
+fn last_rank_attacked(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize, by: Color) -> bool {
     v.last_rank[by.index()].iter().any(|s| {
         let p = board[s];
         p.is_color(by) && rays_hit(v, board, v.last_rank_rays_of(by, p.kind()), s, sq)

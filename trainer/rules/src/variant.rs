@@ -5,12 +5,12 @@ use crate::bitset::SquareSet;
 use crate::compile::Compiler;
 use crate::error::Result;
 use crate::spec::VariantSpec;
-use crate::types::{Color, Kind, Letter, Square};
+use crate::types::{Color, Kind, Letter};
 use crate::values::{MatchRule, PromotionMode, StalemateValue};
 use std::path::Path;
 
-/// Largest board side supported (Taikyoku shogi's 36).
-pub const MAX_SIDE: u8 = 36;
+/// Largest board side supported (squares are indexed by one byte).
+pub const MAX_SIDE: u8 = 16;
 /// Largest number of squares.
 pub const MAX_SQUARES: usize = MAX_SIDE as usize * MAX_SIDE as usize;
 /// Largest number of piece kinds, promoted forms included.
@@ -271,15 +271,15 @@ pub struct Variant {
     /// `ray_start[sq * ndirs + d] .. +ray_len[..]` into `ray_squares`.
     pub(crate) ray_start: Vec<u32>,
     pub(crate) ray_len: Vec<u8>,
-    pub(crate) ray_squares: Vec<Square>,
+    pub(crate) ray_squares: Vec<u8>,
     /// Leaps per (colour, kind, square): ranges into `leaps` of (to, mode).
     pub(crate) leap_index: Vec<(u32, u32)>,
-    pub(crate) leaps: Vec<(Square, u8)>,
+    pub(crate) leaps: Vec<(u8, u8)>,
     /// Ray moves per (colour, kind).
     pub(crate) rays: Vec<Vec<RayMove>>,
     /// Reverse leap attacks per (attacking colour, target): ranges into `leap_attackers`.
     pub(crate) leap_attack_index: Vec<(u32, u32)>,
-    pub(crate) leap_attackers: Vec<(Square, u128)>,
+    pub(crate) leap_attackers: Vec<(u8, u128)>,
     /// `ray_attack[((c * kinds + k) * ndirs + scan_dir)][hops]`: capture range of kind k of
     /// colour c towards a square found by walking `scan_dir` from it.
     pub(crate) ray_attack: Vec<[u8; MAX_HOPS + 1]>,
@@ -411,14 +411,14 @@ impl Variant {
     }
 
     #[inline(always)]
-    pub(crate) fn ray(&self, sq: usize, dir: usize) -> &[Square] {
+    pub(crate) fn ray(&self, sq: usize, dir: usize) -> &[u8] {
         let i = sq * self.dirs.len() + dir;
         let s = self.ray_start[i] as usize;
         &self.ray_squares[s..s + self.ray_len[i] as usize]
     }
 
     #[inline(always)]
-    pub(crate) fn leaps_of(&self, c: Color, k: Kind, sq: usize) -> &[(Square, u8)] {
+    pub(crate) fn leaps_of(&self, c: Color, k: Kind, sq: usize) -> &[(u8, u8)] {
         let (s, e) = self.leap_index[self.ck(c, k) * self.n + sq];
         &self.leaps[s as usize..e as usize]
     }
@@ -452,7 +452,7 @@ impl Variant {
 
     /// The mirror image of a move: each of its squares mirrored ([`Variant::mirror_square`]).
     pub fn mirror_move(&self, mv: crate::Move) -> crate::Move {
-        mv.map_squares(|sq| self.mirror_square(sq as usize) as Square)
+        mv.map_squares(|sq| self.mirror_square(sq as usize) as u8)
     }
 
     /// The kind a piece of kind `k` turns into when it flips, if it is a flipping piece.
