@@ -20,7 +20,7 @@
 //! nearest piece in a direction can reach a square, so a label and a square name one move.
 
 use crate::encoder::{EncodingError, EncodingLayout};
-use rules::{Color, Kind, Move, Position, Variant};
+use rules::{Color, Kind, Move, Position, Square, Variant};
 
 /// Planes of dlshogi's first input (board and attacks).
 pub const FEATURES1: usize = 62;
@@ -238,7 +238,7 @@ impl Dlshogi {
         if label >= LABELS {
             return None;
         }
-        let to = our_square(us, t) as u8;
+        let to = our_square(us, t) as Square;
         if label >= 20 {
             let kind = self.drop_kind[label - 20];
             return Some(Move::Drop { kind, to });
@@ -255,7 +255,7 @@ impl Dlshogi {
             let p = pos.piece_at(from);
             if !p.is_empty() {
                 return p.is_color(us).then_some(Move::Normal {
-                    from: from as u8,
+                    from: from as Square,
                     to,
                     promote: label >= 10,
                 });

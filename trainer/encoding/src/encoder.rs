@@ -2,7 +2,7 @@
 //! indices (the layouts are described in the crate documentation).
 
 use crate::dlshogi::{self, Dlshogi};
-use rules::{betza, Color, Move, Position, Variant};
+use rules::{betza, Color, Move, Position, Square, Variant};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -654,8 +654,8 @@ impl Encoder {
             }
             let to = ty as usize * self.files + tx as usize;
             Some(Move::Normal {
-                from: self.orient(us, sq) as u8,
-                to: self.orient(us, to) as u8,
+                from: self.orient(us, sq) as Square,
+                to: self.orient(us, to) as Square,
                 promote: plane % 2 == 1,
             })
         } else if plane < self.first_drop_plane() {
@@ -664,9 +664,9 @@ impl Encoder {
             let via = self.at(fx + x1 as isize, fy - y1 as isize)?;
             let to = self.at(fx + x as isize, fy - y as isize)?;
             Some(Move::Double {
-                from: self.orient(us, sq) as u8,
-                via: self.orient(us, via) as u8,
-                to: self.orient(us, to) as u8,
+                from: self.orient(us, sq) as Square,
+                via: self.orient(us, via) as Square,
+                to: self.orient(us, to) as Square,
             })
         } else {
             let first = self.first_drop_plane();
@@ -680,7 +680,7 @@ impl Encoder {
             }
             Some(Move::Drop {
                 kind,
-                to: self.orient(us, sq) as u8,
+                to: self.orient(us, sq) as Square,
             })
         }
     }
@@ -1039,7 +1039,7 @@ mod tests {
     }
 
     fn rotate_move(v: &Variant, mv: Move) -> Move {
-        mv.map_squares(|sq| (v.num_squares() - 1 - sq as usize) as u8)
+        mv.map_squares(|sq| (v.num_squares() - 1 - sq as usize) as Square)
     }
 
     #[test]

@@ -714,6 +714,7 @@ fn unbuilt(
         rays: Vec::new(),
         leap_attack_index: Vec::new(),
         leap_attackers: Vec::new(),
+        small: Default::default(),
         ray_attack: Vec::new(),
         ray_scans: [Vec::new(), Vec::new()],
         immobile: Vec::new(),

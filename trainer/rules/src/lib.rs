@@ -34,7 +34,7 @@ mod usi;
 mod values;
 mod variant;
 
-pub use bitset::{SquareSet, SquareSetIter};
+pub use bitset::{Bits, SquareSet, SquareSetIter, WORDS};
 pub use error::{Error, Result};
 pub use outcome::{EndReason, GameResult, Outcome};
 pub use perft::{perft, perft_divide, MAX_PERFT_DEPTH};
@@ -44,7 +44,7 @@ pub use spec::{
     CaptureSpec, DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec,
     PromotionSpec, VariantSpec,
 };
-pub use types::{Color, Kind, Letter, Move, Piece};
+pub use types::{Color, Kind, Letter, Move, Piece, Square};
 pub use values::{
     ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
     RepetitionFor, StalemateValue,

@@ -5,28 +5,35 @@
 //! pieces pinned to the royal piece and, in variants with hoppers (cannons), for any move from
 //! or to a line through the royal piece (a piece arriving there can become a cannon's screen).
 
-use crate::bitset::SquareSet;
-use crate::position::{attacked, moving_kind, piece_attacks, Position};
+use crate::bitset::{Bits, SquareSet, WORDS};
+use crate::position::{
+    attacked, moving_kind, piece_attacks, Board, BoardRead, Position, BOARD_CAP, SMALL_BOARD,
+    SMALL_WORDS,
+};
 use crate::powers::power_targets;
-use crate::types::{Color, Kind, Move, Piece};
+use crate::types::{Color, Kind, Move, Piece, Square};
 use crate::values::PromotionMode;
-use crate::variant::{RayMove, Variant, CAPTURE, MAX_SIDE, MAX_SQUARES, MOVE};
+use crate::variant::{RayMove, SquareIndex, Variant, CAPTURE, MAX_SIDE, MOVE};
+use std::marker::PhantomData;
 
-/// Per-node data shared by the generation of every move.
-struct Ctx<'a> {
+/// Per-node data shared by the generation of every move, on boards held in `N`-square arrays
+/// with `W`-word square sets (small boards: 256 and 4; every board: see `generate_with`).
+struct Ctx<'a, S, const W: usize, const N: usize> {
     v: &'a Variant,
+    /// The square type of the move tables.
+    square: PhantomData<S>,
     us: Color,
     them: Color,
     ksq: Option<usize>,
     test_all: bool,
-    sensitive: SquareSet,
+    sensitive: Bits<W>,
     to_sensitive: bool,
     /// The mover has exactly one royal piece (in a variant where it can have several).
     single_royal: bool,
     /// The opponent's pieces give no check (its royal piece is still in hand: Unashogi).
     them_unarmed: bool,
     /// The mover's promotion zone (empty while its royal piece is in hand, in Unashogi).
-    zone: SquareSet,
+    zone: Bits<W>,
     /// The variant has Lion capture rules.
     lion_rules: bool,
     /// The last move took a Lion with a piece that was not one: no non-Lion may take a Lion
@@ -36,10 +43,11 @@ struct Ctx<'a> {
     plain: bool,
     /// Promotion follows the plain zone rule (any move touching the zone).
     plain_promotion: bool,
-    scratch: [Piece; MAX_SQUARES],
+    /// A copy of the board for legality tests.
+    scratch: Board<N>,
 }
 
-impl Ctx<'_> {
+impl<S: SquareIndex, const W: usize, const N: usize> Ctx<'_, S, W, N> {
     /// Whether the mover's royal piece is safe after `mv` (tested on the scratch board).
     #[inline]
     fn safe(&mut self, mv: Move) -> bool {
@@ -52,7 +60,7 @@ impl Ctx<'_> {
                 self.scratch[to] = p;
                 self.scratch[from] = Piece::EMPTY;
                 let k = if from == ksq { to } else { ksq };
-                let ok = !attacked(self.v, &self.scratch, k, self.them);
+                let ok = !attacked::<S, _>(self.v, &self.scratch, k, self.them);
                 self.scratch[from] = p;
                 self.scratch[to] = cap;
                 ok
@@ -60,12 +68,14 @@ impl Ctx<'_> {
             Move::Double { from, via, to } => {
                 let (from, via, to) = (from as usize, via as usize, to as usize);
                 let k = if from == ksq { to } else { ksq };
-                self.with_double(from, via, to, |s| !attacked(s.v, &s.scratch, k, s.them))
+                self.with_double(from, via, to, |s| {
+                    !attacked::<S, _>(s.v, &s.scratch, k, s.them)
+                })
             }
             Move::Drop { kind, to } => {
                 let to = to as usize;
                 self.scratch[to] = Piece::new(self.us, kind);
-                let ok = !attacked(self.v, &self.scratch, ksq, self.them);
+                let ok = !attacked::<S, _>(self.v, &self.scratch, ksq, self.them);
                 self.scratch[to] = Piece::EMPTY;
                 ok
             }
@@ -137,15 +147,15 @@ impl Ctx<'_> {
             Some(w) => {
                 let doomed = self.scratch[w];
                 let doomed_protects = doomed.is_color(them)
-                    && piece_attacks(v, &self.scratch, them, doomed.kind(), w, to);
+                    && piece_attacks::<S, _>(v, &self.scratch, them, doomed.kind(), w, to);
                 doomed_protects
-                    || self.with_double(from, w, to, |s| attacked(v, &s.scratch, to, them))
+                    || self.with_double(from, w, to, |s| attacked::<S, _>(v, &s.scratch, to, them))
             }
             None => {
                 let (p, cap) = (self.scratch[from], self.scratch[to]);
                 self.scratch[from] = Piece::EMPTY;
                 self.scratch[to] = p;
-                let r = attacked(v, &self.scratch, to, them);
+                let r = attacked::<S, _>(v, &self.scratch, to, them);
                 self.scratch[from] = p;
                 self.scratch[to] = cap;
                 r
@@ -156,7 +166,7 @@ impl Ctx<'_> {
 
     /// Whether a move of the piece of `kind` from `from` to `to` may promote, by the zone rule
     /// (and, with `immobile_may_promote`, wherever it could not move again).
-    #[inline]
+    #[inline(always)]
     fn may_promote(&self, kind: Kind, from: usize, to: usize) -> bool {
         let v = self.v;
         let (f, t) = (self.zone.contains(from), self.zone.contains(to));
@@ -203,9 +213,9 @@ impl Ctx<'_> {
                 continue;
             }
             let mv = Move::Double {
-                from: from as u8,
-                via: via as u8,
-                to: to as u8,
+                from: from as Square,
+                via: via as Square,
+                to: to as Square,
             };
             if self.lion_rules && !self.lion_capture_ok(kind, from, Some(via), to) {
                 continue;
@@ -234,7 +244,7 @@ impl Ctx<'_> {
         };
         let (fx, tx) = (v.coords(from).0, v.coords(to).0);
         let own = Piece::new(self.us, kind);
-        let on_file = v.file_squares[tx]
+        let on_file = Bits::<W>::narrow(&v.file_squares[tx])
             .iter()
             .filter(|&s| self.scratch[s] == own);
         fx == tx || on_file.count() < max as usize
@@ -247,7 +257,7 @@ impl Ctx<'_> {
             return true;
         }
         self.scratch[to] = Piece::new(self.us, kind);
-        let ok = !attacked(self.v, &self.scratch, to, self.them);
+        let ok = !attacked::<S, _>(self.v, &self.scratch, to, self.them);
         self.scratch[to] = Piece::EMPTY;
         ok
     }
@@ -263,8 +273,8 @@ impl Ctx<'_> {
     #[inline]
     fn add(&mut self, out: &mut Vec<Move>, kind: Kind, from: usize, to: usize) {
         let mv = Move::Normal {
-            from: from as u8,
-            to: to as u8,
+            from: from as Square,
+            to: to as Square,
             promote: false,
         };
         let v = self.v;
@@ -281,8 +291,8 @@ impl Ctx<'_> {
                 && self.may_promote(kind, from, to);
             if saves {
                 out.push(Move::Normal {
-                    from: from as u8,
-                    to: to as u8,
+                    from: from as Square,
+                    to: to as Square,
                     promote: true,
                 });
             }
@@ -304,8 +314,8 @@ impl Ctx<'_> {
         }
         let immobile = v.forbid_immobile_moves && v.is_immobile(self.us, kind, to);
         let promote = Move::Normal {
-            from: from as u8,
-            to: to as u8,
+            from: from as Square,
+            to: to as Square,
             promote: true,
         };
         if info.promotes_to.is_some() && self.may_promote(kind, from, to) {
@@ -322,6 +332,7 @@ impl Ctx<'_> {
 impl Position {
     /// The square of a Lion that a non-Lion has just taken (the counter-strike rule, when the
     /// variant has it): after the start, decided by the last move; at the start, by the SFEN.
+    #[inline]
     pub fn counter_strike(&self) -> Option<usize> {
         let v = &*self.variant;
         if !v.lion_counter_strike {
@@ -375,6 +386,20 @@ impl Position {
     }
 
     fn generate_with(&self, out: &mut Vec<Move>, check_drop_mate: bool, royal_safety: bool) {
+        let large = self.variant.n > SMALL_BOARD;
+        self.generate_sized(out, check_drop_mate, royal_safety, large)
+    }
+
+    /// [`Position::generate_with`] on the large boards' types when `large` (any board may take
+    /// them; boards of more than 256 squares must).
+    #[inline(always)]
+    fn generate_sized(
+        &self,
+        out: &mut Vec<Move>,
+        check_drop_mate: bool,
+        royal_safety: bool,
+        large: bool,
+    ) {
         let v = &*self.variant;
         let us = self.side;
         let them = us.flip();
@@ -390,16 +415,47 @@ impl Position {
             // Burns and range captures are not in the pin scan: play every move to test it.
             return self.generate_by_playing(out, check_drop_mate);
         }
+        // Boards of up to 256 squares get their own instance: four-word sets, a 256-square
+        // scratch board (the large boards' types cost the small variants 4-7% in perft).
+        match !large {
+            true => self.generate_on::<u8, SMALL_WORDS, SMALL_BOARD>(
+                out,
+                check_drop_mate,
+                ksq,
+                (us_unarmed, them_unarmed),
+            ),
+            false => self.generate_on::<Square, WORDS, BOARD_CAP>(
+                out,
+                check_drop_mate,
+                ksq,
+                (us_unarmed, them_unarmed),
+            ),
+        }
+    }
+
+    /// [`Position::generate_with`] on `N`-square board arrays and `W`-word square sets.
+    #[inline(always)]
+    fn generate_on<S: SquareIndex, const W: usize, const N: usize>(
+        &self,
+        out: &mut Vec<Move>,
+        check_drop_mate: bool,
+        ksq: Option<usize>,
+        (us_unarmed, them_unarmed): (bool, bool),
+    ) {
+        let v = &*self.variant;
+        let us = self.side;
+        let them = us.flip();
         let in_check = self.in_check();
         // With borrowed moves any move can change what attacks the royal piece: test them all.
         // So do extra moves from the last rank, which the pin scan does not know.
         let test_all = in_check || v.moves_from_behind || v.has_last_rank_moves;
         let sensitive = match (ksq, test_all) {
-            (Some(k), false) => self.pin_sensitive(k),
-            _ => SquareSet::EMPTY,
+            (Some(k), false) => self.pin_sensitive::<S, W>(k),
+            _ => Bits::EMPTY,
         };
         let mut ctx = Ctx {
             v,
+            square: PhantomData::<S>,
             us,
             them,
             ksq,
@@ -409,14 +465,14 @@ impl Position {
             single_royal: v.several_royals && self.royals[us.index()] == 1,
             them_unarmed,
             zone: match us_unarmed {
-                true => SquareSet::EMPTY,
-                false => v.zone[us.index()],
+                true => Bits::EMPTY,
+                false => Bits::narrow(&v.zone[us.index()]),
             },
             lion_rules: v.lion_protected || v.lion_counter_strike,
             counter_strike: self.counter_strike(),
             plain: !(v.lion_protected || v.lion_counter_strike || v.has_move_file_limits),
             plain_promotion: !(v.promotion_entering || v.immobile_may_promote),
-            scratch: self.board,
+            scratch: Board(*self.board_as::<N>()),
         };
         self.board_moves(&mut ctx, out, us_unarmed);
         if v.drops {
@@ -445,23 +501,23 @@ impl Position {
     /// ray attack: exact pins (own piece, then an enemy slider reaching the royal square), or
     /// with hoppers every square on a line an enemy piece could attack along.
     #[inline(always)]
-    fn pin_sensitive(&self, k: usize) -> SquareSet {
+    fn pin_sensitive<S: SquareIndex, const W: usize>(&self, k: usize) -> Bits<W> {
         let v = &*self.variant;
         let (us, them) = (self.side, self.side.flip());
-        let mut sensitive = SquareSet::EMPTY;
+        let mut sensitive = Bits::EMPTY;
         let nd = v.dirs.len();
         let base = them.index() * v.kinds.len();
         for scan in &v.ray_scans[them.index()] {
-            let ray = v.ray(k, scan.dir as usize);
+            let ray = v.ray_in::<S>(k, scan.dir as usize);
             if v.has_hoppers {
                 for &t in ray {
-                    sensitive.insert(t as usize);
+                    sensitive.insert(t.into());
                 }
                 continue;
             }
             let mut own: Option<usize> = None;
             for (i, &t) in ray.iter().enumerate() {
-                let p = self.board[t as usize];
+                let p = self.board.at(t.into());
                 if p.is_empty() {
                     continue;
                 }
@@ -469,7 +525,7 @@ impl Position {
                     if own.is_some() {
                         break;
                     }
-                    own = Some(t as usize);
+                    own = Some(t.into());
                     continue;
                 }
                 if let Some(o) = own {
@@ -486,43 +542,51 @@ impl Position {
 
     /// Adds the legal board moves of the side to move.
     #[inline(always)]
-    fn board_moves(&self, ctx: &mut Ctx, out: &mut Vec<Move>, us_unarmed: bool) {
+    fn board_moves<S: SquareIndex, const W: usize, const N: usize>(
+        &self,
+        ctx: &mut Ctx<S, W, N>,
+        out: &mut Vec<Move>,
+        us_unarmed: bool,
+    ) {
         // From `self`, not `ctx`: the compiler then keeps them in registers (read from `ctx`,
         // they cost about 1% more instructions in perft).
         let v = &*self.variant;
         let (us, them) = (self.side, self.side.flip());
+        let board = self.board_as::<N>();
         let piece_extras = v.has_legs || v.has_last_rank_moves || v.has_powers;
-        for from in self.occ[us.index()].iter() {
+        for from in Bits::<W>::narrow(&self.occ[us.index()]).iter() {
             let first = out.len();
             // Promotion follows the piece's own kind, its moves may be borrowed.
-            let kind = self.board[from].kind();
-            let moves_as = moving_kind(v, &self.board, from);
-            for &(to, mode) in v.leaps_of(us, moves_as, from) {
-                let t = self.board[to as usize];
+            let kind = board.at(from).kind();
+            let moves_as = moving_kind(v, board, from);
+            for &(to, mode) in v.leaps_in::<S>(us, moves_as, from) {
+                let to: usize = to.into();
+                let t = board.at(to);
                 let ok = if t.is_empty() {
                     mode & MOVE != 0
                 } else {
                     t.is_color(them) && mode & CAPTURE != 0 && !us_unarmed
                 };
                 if ok {
-                    ctx.add(out, kind, from, to as usize);
+                    ctx.add(out, kind, from, to);
                 }
             }
             for r in &v.rays[v.ck(us, moves_as)] {
                 let mut hops = 0usize;
-                for (i, &to) in v.ray(from, r.dir as usize).iter().enumerate() {
+                for (i, &to) in v.ray_in::<S>(from, r.dir as usize).iter().enumerate() {
+                    let to: usize = to.into();
                     if i >= r.max_range as usize {
                         break;
                     }
-                    let t = self.board[to as usize];
+                    let t = board.at(to);
                     if t.is_empty() {
                         if i < r.move_range[hops] as usize {
-                            ctx.add(out, kind, from, to as usize);
+                            ctx.add(out, kind, from, to);
                         }
                         continue;
                     }
                     if t.is_color(them) && i < r.cap_range[hops] as usize && !us_unarmed {
-                        ctx.add(out, kind, from, to as usize);
+                        ctx.add(out, kind, from, to);
                     }
                     hops += 1;
                     if hops > r.max_hop as usize {
@@ -550,9 +614,9 @@ impl Position {
     /// moves as) give beyond those already added since `out[first]`.
     #[cold]
     #[inline(never)]
-    fn power_moves(
+    fn power_moves<S: SquareIndex, const W: usize, const N: usize>(
         &self,
-        ctx: &mut Ctx,
+        ctx: &mut Ctx<S, W, N>,
         out: &mut Vec<Move>,
         kinds: (Kind, Kind),
         from: usize,
@@ -573,9 +637,9 @@ impl Position {
 
     /// Adds the legal drops of the side to move (`check_drop_mate`: with the drop-mate test).
     #[inline(always)]
-    fn drop_moves(
+    fn drop_moves<S: SquareIndex, const W: usize, const N: usize>(
         &self,
-        ctx: &mut Ctx,
+        ctx: &mut Ctx<S, W, N>,
         out: &mut Vec<Move>,
         check_drop_mate: bool,
         us_unarmed: bool,
@@ -583,7 +647,8 @@ impl Position {
         // From `self`, not `ctx`, as in `board_moves`.
         let v = &*self.variant;
         let (us, them) = (self.side, self.side.flip());
-        let empty = v.all_squares.and_not(self.occ[0].or(self.occ[1]));
+        let occ = |c: usize| Bits::<W>::narrow(&self.occ[c]);
+        let empty = Bits::narrow(&v.all_squares).and_not(occ(0).or(occ(1)));
         let nh = v.hand_kinds.len();
         let eksq = match us_unarmed {
             true => None,
@@ -604,17 +669,18 @@ impl Position {
                         None => continue,
                     },
                 };
-                let mut targets = v.drop_squares[(2 * side + us.index()) * nh + hi].and(empty);
+                let mut targets =
+                    Bits::narrow(&v.drop_squares[(2 * side + us.index()) * nh + hi]).and(empty);
                 // The per-file limit (nifu: one) restricts unpromoted drops only.
                 if let (Some(max), 0) = (info.max_per_file, side) {
                     // Files already holding `max` own unpromoted pieces of this kind.
                     let mut on_file = [0u8; MAX_SIDE as usize];
-                    for sq in self.occ[us.index()].iter() {
+                    for sq in occ(us.index()).iter() {
                         if self.board[sq].kind() == kind {
                             let x = v.coords(sq).0;
                             on_file[x] += 1;
                             if on_file[x] == max {
-                                targets = targets.and_not(v.file_squares[x]);
+                                targets = targets.and_not(Bits::narrow(&v.file_squares[x]));
                             }
                         }
                     }
@@ -623,7 +689,10 @@ impl Position {
                 // A royal piece dropped (Unashogi) must not land in check.
                 let royal = info.royal;
                 for to in targets.iter() {
-                    let mv = Move::Drop { kind, to: to as u8 };
+                    let mv = Move::Drop {
+                        kind,
+                        to: to as Square,
+                    };
                     if royal && !ctx.royal_drop_safe(kind, to) {
                         continue;
                     }
@@ -633,7 +702,9 @@ impl Position {
                     }
                     if special {
                         let gives_check = match eksq {
-                            Some(e) => self.drop_gives_check(&mut ctx.scratch, kind, hi, to, e),
+                            Some(e) => {
+                                self.drop_gives_check::<S, N>(&mut ctx.scratch, kind, hi, to, e)
+                            }
                             None => false,
                         };
                         if info.drop_must_check && !gives_check {
@@ -657,9 +728,9 @@ impl Position {
     /// the same walk as the plain rays' in `board_moves`, kept apart on purpose: sharing it (an
     /// inlined method, a macro) slowed the hot loop by 2-6% in A/B perft runs.
     #[cold]
-    fn ray_moves(
+    fn ray_moves<S: SquareIndex, const W: usize, const N: usize>(
         &self,
-        ctx: &mut Ctx,
+        ctx: &mut Ctx<S, W, N>,
         out: &mut Vec<Move>,
         r: &RayMove,
         kind: Kind,
@@ -672,7 +743,7 @@ impl Position {
             if i >= r.max_range as usize {
                 break;
             }
-            let t = self.board[to as usize];
+            let t = self.board.at(to as usize);
             if t.is_empty() {
                 if i < r.move_range[hops] as usize {
                     ctx.add(out, kind, from, to as usize);
@@ -689,9 +760,9 @@ impl Position {
         }
     }
 
-    fn drop_gives_check(
+    fn drop_gives_check<S: SquareIndex, const N: usize>(
         &self,
-        scratch: &mut [Piece; MAX_SQUARES],
+        scratch: &mut Board<N>,
         kind: Kind,
         hi: usize,
         to: usize,
@@ -707,7 +778,7 @@ impl Position {
             || v.has_last_rank_moves
         {
             scratch[to] = Piece::new(us, kind);
-            let r = attacked(v, scratch, eksq, us);
+            let r = attacked::<S, _>(v, scratch, eksq, us);
             scratch[to] = Piece::EMPTY;
             r
         } else {
@@ -722,5 +793,44 @@ impl Position {
         let mut replies = Vec::with_capacity(32);
         p.generate(&mut replies, false);
         replies.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+    use crate::spec::VariantSpec;
+    use std::sync::Arc;
+
+    /// The large boards' generation (two-byte tables, 1,296-bit sets, 2,048-square arrays)
+    /// gives exactly the small boards' moves on every built-in variant that fits both, along
+    /// random games: the large variants run the same code on the other types.
+    #[test]
+    fn large_board_generation_matches_the_small_one() {
+        let mut rng = SplitMix64(7);
+        let mut positions = 0;
+        for name in VariantSpec::builtin_names() {
+            let v = Arc::new(Variant::builtin(name).unwrap());
+            if v.n > SMALL_BOARD {
+                continue;
+            }
+            for _ in 0..3 {
+                let mut pos = Position::start(v.clone());
+                for _ in 0..80 {
+                    let (mut small, mut large) = (Vec::new(), Vec::new());
+                    pos.generate_sized(&mut small, true, true, false);
+                    pos.generate_sized(&mut large, true, true, true);
+                    assert_eq!(small, large, "{name}: {}", pos.to_sfen());
+                    positions += 1;
+                    if small.is_empty() {
+                        break;
+                    }
+                    let mv = small[rng.below(small.len())];
+                    pos.make_move(mv);
+                }
+            }
+        }
+        assert!(positions > 1000, "{positions} positions compared");
     }
 }

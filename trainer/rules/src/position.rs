@@ -2,8 +2,8 @@
 
 use crate::bitset::SquareSet;
 use crate::powers::power_attacked;
-use crate::types::{Color, Kind, Move, Piece};
-use crate::variant::{RayMove, Variant, CAPTURE, MAX_SQUARES};
+use crate::types::{Color, Kind, Move, Piece, Square};
+use crate::variant::{RayMove, SquareIndex, Variant, CAPTURE, MAX_SQUARES};
 use std::sync::Arc;
 
 /// Most kinds a hand can hold.
@@ -33,12 +33,12 @@ pub(crate) struct HistoryEntry {
 #[derive(Clone)]
 pub struct Position {
     pub(crate) variant: Arc<Variant>,
-    pub(crate) board: [Piece; MAX_SQUARES],
+    pub(crate) board: Board<BOARD_CAP>,
     pub(crate) occ: [SquareSet; 2],
     pub(crate) hands: [[u8; MAX_HAND_KINDS]; 2],
     pub(crate) side: Color,
     /// The royal piece's square while a side has exactly one (the one it must keep safe).
-    pub(crate) king: [Option<u8>; 2],
+    pub(crate) king: [Option<Square>; 2],
     /// Royal pieces of each side on the board.
     pub(crate) royals: [u8; 2],
     pub(crate) hash: u64,
@@ -46,11 +46,11 @@ pub struct Position {
     pub(crate) start_move_number: u32,
     /// At the start position, the square of a Lion just taken by a non-Lion (the counter-strike
     /// rule; later it follows from the last move).
-    pub(crate) start_counter_strike: Option<u8>,
+    pub(crate) start_counter_strike: Option<Square>,
     pub(crate) history: Vec<HistoryEntry>,
     pub(crate) undo: Vec<Undo>,
     /// Squares and pieces taken by custodian capture, for every move in `undo`.
-    pub(crate) side_captured: Vec<(u8, Piece)>,
+    pub(crate) side_captured: Vec<(Square, Piece)>,
 }
 
 impl std::fmt::Debug for Position {
@@ -70,7 +70,7 @@ impl Position {
     pub(crate) fn empty(variant: Arc<Variant>) -> Position {
         Position {
             variant,
-            board: [Piece::EMPTY; MAX_SQUARES],
+            board: Board([Piece::EMPTY; BOARD_CAP]),
             occ: [SquareSet::EMPTY; 2],
             hands: [[0; MAX_HAND_KINDS]; 2],
             side: Color::Sente,
@@ -186,7 +186,7 @@ impl Position {
         if self.variant.kinds[p.kind() as usize].royal {
             let c = p.color().index();
             self.royals[c] += 1;
-            self.king[c] = (self.royals[c] == 1).then_some(sq as u8);
+            self.king[c] = (self.royals[c] == 1).then_some(sq as Square);
         }
     }
 
@@ -211,7 +211,7 @@ impl Position {
                 self.king[c] = self.occ[c]
                     .iter()
                     .find(|&s| v.kinds[self.board[s].kind() as usize].royal)
-                    .map(|s| s as u8);
+                    .map(|s| s as Square);
             }
         }
         p
@@ -419,7 +419,7 @@ impl Position {
                     if let Some(s) = at(x + dx * i, y + dy * i) {
                         let p = self.take(s);
                         self.add_to_hand(us, p);
-                        self.side_captured.push((s as u8, p));
+                        self.side_captured.push((s as Square, p));
                         taken += 1;
                     }
                 }
@@ -428,10 +428,19 @@ impl Position {
         taken
     }
 
+    /// The first `N` squares of the board array (a small board's whole board).
+    #[inline(always)]
+    pub(crate) fn board_as<const N: usize>(&self) -> &[Piece; N] {
+        self.board.0.first_chunk().expect("N is at most BOARD_CAP")
+    }
+
     /// Whether `sq` is attacked by a piece of `by`.
     #[inline]
     pub fn is_attacked(&self, sq: usize, by: Color) -> bool {
-        attacked(&self.variant, &self.board, sq, by)
+        match self.variant.n <= SMALL_BOARD {
+            true => attacked::<u8, _>(&self.variant, self.board_as::<SMALL_BOARD>(), sq, by),
+            false => attacked::<Square, _>(&self.variant, &self.board, sq, by),
+        }
     }
 
     /// The squares the piece on `sq` attacks: where it could capture if an enemy piece stood
@@ -479,8 +488,8 @@ impl Position {
 /// The kind whose moves the piece on `sq` makes on `board`: its own, or with
 /// `moves_from_behind` (Annan shogi) that of a friendly piece directly behind it.
 #[inline]
-pub(crate) fn moving_kind(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize) -> Kind {
-    let p = board[sq];
+pub(crate) fn moving_kind<B: BoardRead + ?Sized>(v: &Variant, board: &B, sq: usize) -> Kind {
+    let p = board.at(sq);
     if !v.moves_from_behind {
         return p.kind();
     }
@@ -490,57 +499,58 @@ pub(crate) fn moving_kind(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize) 
         Color::Sente => sq + files,
         Color::Gote => sq.wrapping_sub(files),
     };
-    match board.get(behind) {
+    match board.squares().get(behind) {
         Some(&b) if behind < v.n && b.is_color(p.color()) => b.kind(),
         _ => p.kind(),
     }
 }
 
 /// Whether a piece of colour `c` moving as kind `k` from `from` attacks `target` on `board`.
-pub(crate) fn piece_attacks(
+pub(crate) fn piece_attacks<S: SquareIndex, B: BoardRead + ?Sized>(
     v: &Variant,
-    board: &[Piece; MAX_SQUARES],
+    board: &B,
     c: Color,
     k: Kind,
     from: usize,
     target: usize,
 ) -> bool {
-    if v.leaps_of(c, k, from)
+    if v.leaps_in::<S>(c, k, from)
         .iter()
-        .any(|&(to, mode)| to as usize == target && mode & CAPTURE != 0)
+        .any(|&(to, mode)| to.into() == target && mode & CAPTURE != 0)
     {
         return true;
     }
     if v.has_last_rank_moves
         && v.last_rank[c.index()].contains(from)
-        && rays_hit(v, board, v.last_rank_rays_of(c, k), from, target)
+        && rays_hit::<S, B>(v, board, v.last_rank_rays_of(c, k), from, target)
     {
         return true;
     }
-    rays_hit(v, board, &v.rays[v.ck(c, k)], from, target)
+    rays_hit::<S, B>(v, board, &v.rays[v.ck(c, k)], from, target)
 }
 
 /// Whether one of `rays` from `from` reaches `target` with a capture on `board`.
-fn rays_hit(
+fn rays_hit<S: SquareIndex, B: BoardRead + ?Sized>(
     v: &Variant,
-    board: &[Piece; MAX_SQUARES],
+    board: &B,
     rays: &[RayMove],
     from: usize,
     target: usize,
 ) -> bool {
     for r in rays {
         let mut hops = 0usize;
-        for (i, &to) in v.ray(from, r.dir as usize).iter().enumerate() {
+        for (i, &to) in v.ray_in::<S>(from, r.dir as usize).iter().enumerate() {
+            let to: usize = to.into();
             if i >= r.max_range as usize {
                 break;
             }
-            if to as usize == target {
+            if to == target {
                 if i < r.cap_range[hops] as usize {
                     return true;
                 }
                 break;
             }
-            if board[to as usize].is_empty() {
+            if board.at(to).is_empty() {
                 continue;
             }
             hops += 1;
@@ -552,19 +562,108 @@ fn rays_hit(
     false
 }
 
+/// A board read by square: a fixed-size array whose length is a power of two
+/// (indices are reduced modulo it, which the compiler proves in range, so no bounds check) or
+/// a slice.
+pub(crate) trait BoardRead {
+    /// The piece on `sq`.
+    fn at(&self, sq: usize) -> Piece;
+    /// The whole board.
+    fn squares(&self) -> &[Piece];
+}
+
+impl<const N: usize> BoardRead for [Piece; N] {
+    #[inline(always)]
+    fn at(&self, sq: usize) -> Piece {
+        self[sq % N]
+    }
+    #[inline(always)]
+    fn squares(&self) -> &[Piece] {
+        self
+    }
+}
+
+impl BoardRead for [Piece] {
+    #[inline(always)]
+    fn at(&self, sq: usize) -> Piece {
+        self[sq]
+    }
+    #[inline(always)]
+    fn squares(&self) -> &[Piece] {
+        self
+    }
+}
+
+/// A board of `N` squares (a power of two) indexed modulo `N`: the compiler then proves
+/// every index in range, and a read or write costs no bounds check (a square index is always
+/// below the variant's `n`, at most `N`).
+#[derive(Clone, Copy)]
+pub(crate) struct Board<const N: usize>(pub(crate) [Piece; N]);
+
+impl<const N: usize> std::ops::Index<usize> for Board<N> {
+    type Output = Piece;
+    #[inline(always)]
+    fn index(&self, sq: usize) -> &Piece {
+        &self.0[sq % N]
+    }
+}
+
+impl<const N: usize> std::ops::IndexMut<usize> for Board<N> {
+    #[inline(always)]
+    fn index_mut(&mut self, sq: usize) -> &mut Piece {
+        &mut self.0[sq % N]
+    }
+}
+
+impl<const N: usize> std::ops::Deref for Board<N> {
+    type Target = [Piece];
+    #[inline(always)]
+    fn deref(&self) -> &[Piece] {
+        &self.0
+    }
+}
+
+impl<const N: usize> BoardRead for Board<N> {
+    #[inline(always)]
+    fn at(&self, sq: usize) -> Piece {
+        self[sq]
+    }
+    #[inline(always)]
+    fn squares(&self) -> &[Piece] {
+        &self.0
+    }
+}
+
+/// Length of a position's board array: the largest board's squares rounded up to a power of
+/// two, so that reads through [`BoardRead`] need no bounds check.
+pub(crate) const BOARD_CAP: usize = MAX_SQUARES.next_power_of_two();
+
+/// Boards of at most this many squares (16x16) have their own move generation, on 256-square
+/// arrays and four-word square sets: the small variants never pay for the large boards.
+pub(crate) const SMALL_BOARD: usize = 256;
+
+/// Words of a small board's square sets.
+pub(crate) const SMALL_WORDS: usize = SMALL_BOARD / 64;
+
 /// Whether `sq` is attacked by a piece of `by` on `board`.
 #[inline]
-pub(crate) fn attacked(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize, by: Color) -> bool {
+pub(crate) fn attacked<S: SquareIndex, B: BoardRead + ?Sized>(
+    v: &Variant,
+    board: &B,
+    sq: usize,
+    by: Color,
+) -> bool {
     if v.moves_from_behind {
         // Borrowed moves depend on the formation: ask every piece (the reverse tables assume
         // each kind moves as itself).
         return (0..v.n).any(|s| {
-            board[s].is_color(by) && piece_attacks(v, board, by, moving_kind(v, board, s), s, sq)
+            board.at(s).is_color(by)
+                && piece_attacks::<S, B>(v, board, by, moving_kind(v, board, s), s, sq)
         });
     }
     let (s, e) = v.leap_attack_index[by.index() * v.n + sq];
-    for &(from, mask) in &v.leap_attackers[s as usize..e as usize] {
-        let p = board[from as usize];
+    for &(from, mask) in &S::leap_attackers(v)[s as usize..e as usize] {
+        let p = board.at(from.into());
         if p.is_color(by) && mask >> p.kind() & 1 != 0 {
             return true;
         }
@@ -573,8 +672,8 @@ pub(crate) fn attacked(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize, by:
     let base = by.index() * v.kinds.len();
     for scan in &v.ray_scans[by.index()] {
         let mut hops = 0usize;
-        for (i, &t) in v.ray(sq, scan.dir as usize).iter().enumerate() {
-            let p = board[t as usize];
+        for (i, &t) in v.ray_in::<S>(sq, scan.dir as usize).iter().enumerate() {
+            let p = board.at(t.into());
             if p.is_empty() {
                 continue;
             }
@@ -592,16 +691,16 @@ pub(crate) fn attacked(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize, by:
     }
     // Extra moves from the last rank (Whale shogi's dolphin) are not in the reverse tables,
     // nor are powers (range captures, area moves, burns).
-    (v.has_last_rank_moves && last_rank_attacked(v, board, sq, by))
-        || (v.has_powers && power_attacked(v, board, sq, by))
+    (v.has_last_rank_moves && last_rank_attacked(v, board.squares(), sq, by))
+        || (v.has_powers && power_attacked(v, board.squares(), sq, by))
 }
 
 /// Whether a piece of `by` on its last rank attacks `sq` with its extra moves from there.
 #[cold]
 #[inline(never)]
-fn last_rank_attacked(v: &Variant, board: &[Piece; MAX_SQUARES], sq: usize, by: Color) -> bool {
+fn last_rank_attacked(v: &Variant, board: &[Piece], sq: usize, by: Color) -> bool {
     v.last_rank[by.index()].iter().any(|s| {
         let p = board[s];
-        p.is_color(by) && rays_hit(v, board, v.last_rank_rays_of(by, p.kind()), s, sq)
+        p.is_color(by) && rays_hit::<Square, _>(v, board, v.last_rank_rays_of(by, p.kind()), s, sq)
     })
 }

@@ -5,8 +5,8 @@
 use crate::bitset::SquareSet;
 use crate::position::Position;
 use crate::tables::board_vec;
-use crate::types::{Color, Kind, Piece};
-use crate::variant::{Variant, CAPTURE, MAX_SQUARES, MOVE};
+use crate::types::{Color, Kind, Piece, Square};
+use crate::variant::{Variant, CAPTURE, MOVE};
 
 /// The square `n` steps of the board vector `d` away from `sq`, if on the board.
 #[inline]
@@ -47,7 +47,7 @@ fn rank_of(v: &Variant, p: Piece) -> u8 {
 /// square, and area moves. `unarmed`: no captures.
 pub(crate) fn power_targets(
     v: &Variant,
-    board: &[Piece; MAX_SQUARES],
+    board: &[Piece],
     c: Color,
     k: Kind,
     from: usize,
@@ -137,7 +137,7 @@ pub(crate) fn power_targets(
 /// empty squares, and the first piece if it is of the colour `takes`.
 fn ride(
     v: &Variant,
-    board: &[Piece; MAX_SQUARES],
+    board: &[Piece],
     from: usize,
     d: (i8, i8),
     span: std::ops::RangeInclusive<i32>,
@@ -160,13 +160,7 @@ fn ride(
 
 /// Every square a piece of colour `c` moving as kind `k` from `from` can end a move on
 /// (moves and captures alike), for burning.
-fn destinations(
-    v: &Variant,
-    board: &[Piece; MAX_SQUARES],
-    c: Color,
-    k: Kind,
-    from: usize,
-) -> SquareSet {
+fn destinations(v: &Variant, board: &[Piece], c: Color, k: Kind, from: usize) -> SquareSet {
     let mut out = power_targets(v, board, c, k, from, false);
     let them = c.flip();
     let ok = |t: Piece, mode: u8| match t.is_empty() {
@@ -222,12 +216,7 @@ fn destinations(
 /// next to it, so that a piece arriving on `sq` burns.
 #[cold]
 #[inline(never)]
-pub(crate) fn power_attacked(
-    v: &Variant,
-    board: &[Piece; MAX_SQUARES],
-    sq: usize,
-    by: Color,
-) -> bool {
+pub(crate) fn power_attacked(v: &Variant, board: &[Piece], sq: usize, by: Color) -> bool {
     (0..v.n).any(|s| {
         let p = board[s];
         if !p.is_color(by) {
@@ -271,7 +260,7 @@ impl Position {
                 if self.board[t].is_color(them) {
                     let p = self.take(t);
                     self.add_to_hand(us, p);
-                    self.side_captured.push((t as u8, p));
+                    self.side_captured.push((t as Square, p));
                     taken += 1;
                 }
             }
@@ -280,7 +269,7 @@ impl Position {
         if v.passive_burn && neighbours(&v, to).any(|t| burner(self.board[t])) {
             let p = self.take(to);
             self.add_to_hand(them, p);
-            self.side_captured.push((to as u8, p));
+            self.side_captured.push((to as Square, p));
             taken += 1;
         }
         taken

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::position::{HistoryEntry, Position, MAX_HAND_KINDS};
-use crate::types::{Color, Letter, Piece};
+use crate::types::{Color, Letter, Piece, Square};
 use crate::variant::{Variant, MAX_HAND_COUNT};
 use std::sync::Arc;
 
@@ -143,7 +143,7 @@ impl Position {
                      side not to move",
                 ));
             }
-            self.start_counter_strike = Some(sq as u8);
+            self.start_counter_strike = Some(sq as Square);
             return Ok(());
         }
         match field {

@@ -23,9 +23,9 @@ pub struct VariantSpec {
     pub extends: Option<String>,
     /// One line for humans.
     pub description: Option<String>,
-    /// Number of files (columns), 1 to 16.
+    /// Number of files (columns), 1 to 36.
     pub files: Option<u8>,
-    /// Number of ranks (rows), 1 to 16.
+    /// Number of ranks (rows), 1 to 36.
     pub ranks: Option<u8>,
     /// Start position in SFEN (board, side, hands, move number).
     pub start: Option<String>,

@@ -4,7 +4,7 @@
 use crate::betza::{MoveAtom, MAX_HOPS};
 use crate::bitset::SquareSet;
 use crate::spec::PieceDropSpec;
-use crate::types::Color;
+use crate::types::{Color, Square};
 use crate::variant::{BoardLeg, RayMove, RayScan, Variant, CAPTURE, MAX_HAND_COUNT, MOVE};
 
 /// A leap on the board: (file, rank) vector and its MOVE/CAPTURE modes.
@@ -12,7 +12,7 @@ type BoardLeap = ((i8, i8), u8);
 
 /// Reverse leap attacks being collected: per (attacking colour, target), the squares attacking
 /// it and a bit per attacking kind.
-type LeapAttacks = Vec<Vec<(u8, u128)>>;
+type LeapAttacks = Vec<Vec<(Square, u128)>>;
 
 /// Board vector of a piece-relative step for a colour: sente faces rank a (y decreasing).
 pub(crate) fn board_vec(c: Color, dx: i8, dy: i8) -> (i8, i8) {
@@ -128,6 +128,16 @@ pub(crate) fn build_tables(v: &mut Variant, atoms: &[Vec<MoveAtom>], extras: &[V
         v.leap_attackers.extend(e);
         v.leap_attack_index.push((s, v.leap_attackers.len() as u32));
     }
+    if v.n <= 256 {
+        let byte = |sq: crate::types::Square| sq as u8;
+        v.small.ray_squares = v.ray_squares.iter().map(|&s| byte(s)).collect();
+        v.small.leaps = v.leaps.iter().map(|&(s, m)| (byte(s), m)).collect();
+        v.small.leap_attackers = v
+            .leap_attackers
+            .iter()
+            .map(|&(s, m)| (byte(s), m))
+            .collect();
+    }
     build_square_sets(v);
     v.leap_checks = leap_checks(v);
     build_zobrist(v);
@@ -166,7 +176,7 @@ fn build_rays(v: &mut Variant, atoms: &[Vec<MoveAtom>], extras: &[Vec<MoveAtom>]
             let (mut x, mut y) = (x0 as i32 + dx as i32, y0 as i32 + dy as i32);
             let mut len = 0;
             while on_board(v, x, y) {
-                v.ray_squares.push((y * v.files as i32 + x) as u8);
+                v.ray_squares.push((y * v.files as i32 + x) as Square);
                 len += 1;
                 x += dx as i32;
                 y += dy as i32;
@@ -289,13 +299,13 @@ fn add_leaps<'a>(
         // An extra leap to a square a plain one reaches adds its modes.
         match v.leaps[start..].iter_mut().find(|l| l.0 as usize == to) {
             Some(l) => l.1 |= mode,
-            None => v.leaps.push((to as u8, mode)),
+            None => v.leaps.push((to as Square, mode)),
         }
         if mode & CAPTURE != 0 {
             let e = &mut leap_att[c.index() * v.n + to];
             match e.iter_mut().find(|e| e.0 as usize == sq) {
                 Some(e) => e.1 |= 1u128 << k,
-                None => e.push((sq as u8, 1u128 << k)),
+                None => e.push((sq as Square, 1u128 << k)),
             }
         }
     }

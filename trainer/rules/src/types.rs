@@ -29,6 +29,10 @@ impl Color {
     pub const ALL: [Color; 2] = [Color::Sente, Color::Gote];
 }
 
+/// A square's index: `y * files + x`, `y` counted from gote's side (two bytes: boards up to
+/// 36x36 have 1,296 squares).
+pub type Square = u16;
+
 /// Index of a piece kind in its variant (promoted forms are kinds of their own).
 pub type Kind = u8;
 
@@ -81,9 +85,9 @@ pub enum Move {
     /// A piece moves on the board, possibly capturing and possibly promoting.
     Normal {
         /// Square left.
-        from: u8,
+        from: Square,
         /// Square reached.
-        to: u8,
+        to: Square,
         /// Whether the piece promotes at the end of the move.
         promote: bool,
     },
@@ -92,25 +96,25 @@ pub enum Move {
     /// itself (a capture without moving, or a pass when `via` was empty). Never promotes.
     Double {
         /// Square left.
-        from: u8,
+        from: Square,
         /// Square of the first step.
-        via: u8,
+        via: Square,
         /// Square reached by the second step.
-        to: u8,
+        to: Square,
     },
     /// A piece from the hand is placed on an empty square.
     Drop {
         /// Kind dropped (always an unpromoted kind).
         kind: Kind,
         /// Square dropped on.
-        to: u8,
+        to: Square,
     },
 }
 
 impl Move {
     /// The same move with each of its squares mapped by `f` (a board symmetry: a mirror, or
     /// the half turn between the two sides' views).
-    pub fn map_squares(self, f: impl Fn(u8) -> u8) -> Move {
+    pub fn map_squares(self, f: impl Fn(Square) -> Square) -> Move {
         match self {
             Move::Normal { from, to, promote } => Move::Normal {
                 from: f(from),

@@ -4,29 +4,26 @@
 
 use crate::error::{Error, Result};
 use crate::position::Position;
-use crate::types::{Letter, Move};
+use crate::types::{Letter, Move, Square};
 use crate::variant::Variant;
 
 impl Variant {
-    /// USI name of a square: file number then rank letter (`5e`, `10j`).
+    /// USI name of a square: file number then rank letter (`5e`, `10j`); boards of more than
+    /// 26 ranks go on with two letters after `z`, `aa` to `aj` (ranks 27 to 36).
     pub fn square_name(&self, sq: usize) -> String {
         let (_, y) = self.coords(sq);
-        format!("{}{}", self.file_number(sq), (b'a' + y as u8) as char)
+        format!("{}{}", self.file_number(sq), rank_name(y))
     }
 
-    /// Parses a USI square name (`5e`, `10j`).
+    /// Parses a USI square name (`5e`, `10j`, `36aj`).
     pub fn parse_square(&self, s: &str) -> Option<usize> {
         let b = s.as_bytes();
         let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
-        if digits == 0 || digits > 2 || b.len() != digits + 1 || b[0] == b'0' {
+        if digits == 0 || digits > 2 || b[0] == b'0' {
             return None;
         }
         let file: usize = s[..digits].parse().ok()?;
-        let r = b[digits];
-        if !r.is_ascii_lowercase() {
-            return None;
-        }
-        let y = (r - b'a') as usize;
+        let y = parse_rank(&b[digits..])?;
         if file == 0 || file > self.files as usize || y >= self.ranks as usize {
             return None;
         }
@@ -91,25 +88,33 @@ impl Variant {
             let to = self
                 .parse_square(sq)
                 .ok_or_else(|| bad(&format!("{sq:?} is not a square of this board")))?;
-            return Ok(Move::Drop { kind, to: to as u8 });
+            return Ok(Move::Drop {
+                kind,
+                to: to as Square,
+            });
         }
         let (body, promote) = match token.strip_suffix('+') {
             Some(b) => (b, true),
             None => (token, false),
         };
-        // Squares are digits then one letter: split after each letter.
+        // Squares are digits then one or two letters: split after each run of letters.
         let mut squares = Vec::new();
         let mut rest = body;
         while !rest.is_empty() {
             let digits = rest.bytes().take_while(|c| c.is_ascii_digit()).count();
-            if digits == 0 || digits >= rest.len() || squares.len() == 3 {
+            let letters = rest
+                .bytes()
+                .skip(digits)
+                .take_while(|c| c.is_ascii_lowercase())
+                .count();
+            if digits == 0 || letters == 0 || squares.len() == 3 {
                 return Err(bad("expected FROM TO[+], e.g. 7g7f or 10j9h+"));
             }
-            let (sq, tail) = rest.split_at(digits + 1);
+            let (sq, tail) = rest.split_at(digits + letters);
             let s = self
                 .parse_square(sq)
                 .ok_or_else(|| bad(&format!("{sq:?} is not a square of this board")))?;
-            squares.push(s as u8);
+            squares.push(s as Square);
             rest = tail;
         }
         match squares[..] {
@@ -123,6 +128,24 @@ impl Variant {
             [from, via, to] => Ok(Move::Double { from, via, to }),
             _ => Err(bad("expected FROM TO[+], e.g. 7g7f or 10j9h+")),
         }
+    }
+}
+
+/// A rank's letters: `a` to `z`, then `aa` to `aj` for ranks 27 to 36.
+fn rank_name(y: usize) -> String {
+    match y {
+        0..26 => ((b'a' + y as u8) as char).to_string(),
+        _ => format!("a{}", (b'a' + (y - 26) as u8) as char),
+    }
+}
+
+/// The rank index of a rank's letters ([`rank_name`]'s inverse).
+fn parse_rank(b: &[u8]) -> Option<usize> {
+    let letter = |c: u8| c.is_ascii_lowercase().then(|| (c - b'a') as usize);
+    match *b {
+        [c] => letter(c),
+        [b'a', c] => Some(26 + letter(c)?),
+        _ => None,
     }
 }
 
@@ -154,7 +177,7 @@ impl Position {
                     )
                 } else if self.is_legal(Move::Normal {
                     from,
-                    to: mv.to() as u8,
+                    to: mv.to() as Square,
                     promote: !promote,
                 }) {
                     if promote {

@@ -5,12 +5,62 @@ use crate::bitset::SquareSet;
 use crate::compile::Compiler;
 use crate::error::Result;
 use crate::spec::VariantSpec;
-use crate::types::{Color, Kind, Letter};
+use crate::types::{Color, Kind, Letter, Square};
 use crate::values::{MatchRule, PromotionMode, StalemateValue};
 use std::path::Path;
 
-/// Largest board side supported (squares are indexed by one byte).
-pub const MAX_SIDE: u8 = 16;
+/// The move tables of boards of at most 256 squares with one-byte squares.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SmallTables {
+    pub(crate) ray_squares: Vec<u8>,
+    pub(crate) leaps: Vec<(u8, u8)>,
+    pub(crate) leap_attackers: Vec<(u8, u128)>,
+}
+
+/// The square type of a board size's move tables: one byte for boards of at most 256 squares
+/// (half the cache footprint, and reads of a 256-square board need no bounds check), two bytes
+/// for every board.
+pub(crate) trait SquareIndex: Copy + Into<usize> + 'static {
+    /// Squares along every ray (see [`Variant::ray_in`]).
+    fn ray_squares(v: &Variant) -> &[Self];
+    /// Every leap (see [`Variant::leaps_in`]).
+    fn leaps(v: &Variant) -> &[(Self, u8)];
+    /// Reverse leap attacks: attacking square and mask of the kinds that attack from there.
+    fn leap_attackers(v: &Variant) -> &[(Self, u128)];
+}
+
+impl SquareIndex for u8 {
+    #[inline(always)]
+    fn ray_squares(v: &Variant) -> &[u8] {
+        &v.small.ray_squares
+    }
+    #[inline(always)]
+    fn leaps(v: &Variant) -> &[(u8, u8)] {
+        &v.small.leaps
+    }
+    #[inline(always)]
+    fn leap_attackers(v: &Variant) -> &[(u8, u128)] {
+        &v.small.leap_attackers
+    }
+}
+
+impl SquareIndex for u16 {
+    #[inline(always)]
+    fn ray_squares(v: &Variant) -> &[u16] {
+        &v.ray_squares
+    }
+    #[inline(always)]
+    fn leaps(v: &Variant) -> &[(u16, u8)] {
+        &v.leaps
+    }
+    #[inline(always)]
+    fn leap_attackers(v: &Variant) -> &[(u16, u128)] {
+        &v.leap_attackers
+    }
+}
+
+/// Largest board side supported (Taikyoku shogi's 36).
+pub const MAX_SIDE: u8 = 36;
 /// Largest number of squares.
 pub const MAX_SQUARES: usize = MAX_SIDE as usize * MAX_SIDE as usize;
 /// Largest number of piece kinds, promoted forms included.
@@ -271,15 +321,18 @@ pub struct Variant {
     /// `ray_start[sq * ndirs + d] .. +ray_len[..]` into `ray_squares`.
     pub(crate) ray_start: Vec<u32>,
     pub(crate) ray_len: Vec<u8>,
-    pub(crate) ray_squares: Vec<u8>,
+    pub(crate) ray_squares: Vec<Square>,
     /// Leaps per (colour, kind, square): ranges into `leaps` of (to, mode).
     pub(crate) leap_index: Vec<(u32, u32)>,
-    pub(crate) leaps: Vec<(u8, u8)>,
+    pub(crate) leaps: Vec<(Square, u8)>,
     /// Ray moves per (colour, kind).
     pub(crate) rays: Vec<Vec<RayMove>>,
     /// Reverse leap attacks per (attacking colour, target): ranges into `leap_attackers`.
     pub(crate) leap_attack_index: Vec<(u32, u32)>,
-    pub(crate) leap_attackers: Vec<(u8, u128)>,
+    pub(crate) leap_attackers: Vec<(Square, u128)>,
+    /// The same tables with one-byte squares, for boards of at most 256 squares (empty for
+    /// larger boards).
+    pub(crate) small: SmallTables,
     /// `ray_attack[((c * kinds + k) * ndirs + scan_dir)][hops]`: capture range of kind k of
     /// colour c towards a square found by walking `scan_dir` from it.
     pub(crate) ray_attack: Vec<[u8; MAX_HOPS + 1]>,
@@ -411,16 +464,28 @@ impl Variant {
     }
 
     #[inline(always)]
-    pub(crate) fn ray(&self, sq: usize, dir: usize) -> &[u8] {
+    pub(crate) fn ray(&self, sq: usize, dir: usize) -> &[Square] {
+        self.ray_in::<Square>(sq, dir)
+    }
+
+    /// The squares from `sq` along direction `dir`, nearest first, in the tables of `S`.
+    #[inline(always)]
+    pub(crate) fn ray_in<S: SquareIndex>(&self, sq: usize, dir: usize) -> &[S] {
         let i = sq * self.dirs.len() + dir;
         let s = self.ray_start[i] as usize;
-        &self.ray_squares[s..s + self.ray_len[i] as usize]
+        &S::ray_squares(self)[s..s + self.ray_len[i] as usize]
     }
 
     #[inline(always)]
-    pub(crate) fn leaps_of(&self, c: Color, k: Kind, sq: usize) -> &[(u8, u8)] {
+    pub(crate) fn leaps_of(&self, c: Color, k: Kind, sq: usize) -> &[(Square, u8)] {
+        self.leaps_in::<Square>(c, k, sq)
+    }
+
+    /// The leaps (square reached, move/capture mode) of kind `k` of colour `c` from `sq`.
+    #[inline(always)]
+    pub(crate) fn leaps_in<S: SquareIndex>(&self, c: Color, k: Kind, sq: usize) -> &[(S, u8)] {
         let (s, e) = self.leap_index[self.ck(c, k) * self.n + sq];
-        &self.leaps[s as usize..e as usize]
+        &S::leaps(self)[s as usize..e as usize]
     }
 
     /// Two-step moves of kind `k` for colour `c`, as board vectors.
@@ -452,7 +517,7 @@ impl Variant {
 
     /// The mirror image of a move: each of its squares mirrored ([`Variant::mirror_square`]).
     pub fn mirror_move(&self, mv: crate::Move) -> crate::Move {
-        mv.map_squares(|sq| self.mirror_square(sq as usize) as u8)
+        mv.map_squares(|sq| self.mirror_square(sq as usize) as Square)
     }
 
     /// The kind a piece of kind `k` turns into when it flips, if it is a flipping piece.

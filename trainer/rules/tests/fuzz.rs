@@ -947,7 +947,7 @@ fn config_specific_errors() {
     // Other keys by name.
     let cases: &[(&str, &str, &str)] = &[
         ("files = 9", "files = 0", "files"),
-        ("files = 9", "files = 17", "files"),
+        ("files = 9", "files = 37", "files"),
         ("ranks = 9", "ranks = 99", "ranks"),
         ("zone_depth = 3", "zone_depth = 10", "promotion.zone_depth"),
         (

@@ -3,7 +3,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rules::{Color, Move, Position, Variant, VariantSpec};
+use rules::{Color, Move, Position, Square, Variant, VariantSpec};
 use std::sync::Arc;
 
 /// Every built-in variant.
@@ -95,7 +95,7 @@ fn check_usi_roundtrip(p: &Position, full: bool, seen: &mut Seen) {
             }
             Move::Double { from, via, to } => {
                 seen.doubles += 1;
-                let name = |s: u8| v.square_name(s as usize);
+                let name = |s: Square| v.square_name(s as usize);
                 assert_eq!(usi, format!("{}{}{}", name(from), name(via), name(to)));
             }
         }
@@ -204,8 +204,8 @@ fn ten_file_drop_and_promotion_usi() {
     assert_eq!(
         v.parse_usi_syntax("10j9h"),
         Ok(Move::Normal {
-            from: v.square(0, 9) as u8,
-            to: v.square(1, 7) as u8,
+            from: v.square(0, 9) as Square,
+            to: v.square(1, 7) as Square,
             promote: false
         })
     );
@@ -223,7 +223,7 @@ fn ten_file_drop_and_promotion_usi() {
         v.parse_usi_syntax("P*5e"),
         Ok(Move::Drop {
             kind: p_kind,
-            to: v.square(5, 4) as u8
+            to: v.square(5, 4) as Square
         })
     );
     // Legal in a position: sente has no pawn on file 10 and one in hand; the lance on 10j moves.

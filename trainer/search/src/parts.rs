@@ -553,7 +553,7 @@ mod tests {
     fn root(children: &[(u32, f32, f32)]) -> Tree {
         let mut t = Tree::default();
         t.add_node();
-        let moves: Vec<Move> = (0..children.len() as u8)
+        let moves: Vec<Move> = (0..children.len() as rules::Square)
             .map(|i| Move::Normal {
                 from: i,
                 to: i + 10,
