@@ -16,9 +16,14 @@ fn trainer(args: &[&str]) -> Output {
 }
 
 fn config(variant: &str) -> String {
+    config_named(variant, variant)
+}
+
+/// A tiny run config named `name` of `variant` (a built-in name or a config file's path).
+fn config_named(name: &str, variant: &str) -> String {
     format!(
         r#"
-name = "{variant}"
+name = "{name}"
 variant = "{variant}"
 model = "b2c16"
 seed = 3
@@ -104,6 +109,35 @@ fn tiny_runs_of_the_family_variants_complete() {
             assert!(text.contains("two-step move types"), "{text}");
         }
     }
+}
+
+/// The largest boards train end to end: a tiny run on a 36x36 board (shogi's pieces, the
+/// rules test board) completes, its network sized for 1,296 squares.
+#[test]
+fn a_tiny_run_on_a_36x36_board_completes() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let variant = root.join("tests/data/variants/big36.toml");
+    let variant = variant.to_str().unwrap();
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("big36-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("big36.toml");
+    std::fs::write(&cfg, config_named("big36", variant)).unwrap();
+    let o = trainer(&[
+        "run",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--runs-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run = dir.join("big36");
+    assert_eq!(common::state(&run)["generation"], 1);
+    assert!(run.join("models/000001.safetensors").exists());
+    let o = trainer(&["check", "--explain", variant]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && text.contains("36x36"), "{text}");
 }
 
 /// A generation's game quota that yields fewer samples than the first training step needs
