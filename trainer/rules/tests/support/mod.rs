@@ -23,7 +23,8 @@ pub fn moves(p: &Position) -> BTreeSet<String> {
 }
 
 /// Legal moves whose USI text starts with `prefix` (a square ending in its rank letter, so `1a`
-/// never matches `11a`, or a drop like `P*`).
+/// never matches `11a`, or a drop like `P*`; on boards of more than 26 ranks `1a` would also
+/// match `1aa`..`1aj`).
 pub fn moves_with(p: &Position, prefix: &str) -> BTreeSet<String> {
     moves(p)
         .into_iter()
