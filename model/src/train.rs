@@ -7,7 +7,11 @@ use crate::error::{ModelError, Result};
 use crate::net::{is_training_only, NetShape, Network, TrainOutputs};
 use crate::optim::{grad_norm, scale_grads, trainable, Ema, Optimizer};
 use crate::{Device, DeviceExt};
+use std::sync::Mutex;
 use tch::{nn::VarStore, Kind, Tensor};
+
+/// Held while a [`Trainer`] seeds libtorch's global generator and draws its weights.
+static SEEDED_INIT: Mutex<()> = Mutex::new(());
 
 /// The savable sampling generator (SplitMix64; its state is one `u64`).
 pub use rules::SplitMix64 as SplitMix;
@@ -162,15 +166,21 @@ impl Trainer {
         device: Device,
         seed: u64,
     ) -> Trainer {
-        tch::manual_seed(seed as i64);
-        let vs = VarStore::new(device.torch());
-        let mut net = Network::new(&vs.root(), config, shape);
-        if cfg.soft_policy_weight > 0.0 {
-            net.add_soft_policy(&vs.root());
-        }
-        if cfg.opponent_policy_weight > 0.0 {
-            net.add_opponent_policy(&vs.root());
-        }
+        // libtorch's generator is global: seeding and drawing the weights happen under one lock,
+        // so trainers made at the same time on other threads neither take nor shift the draws.
+        let (vs, net) = {
+            let _seeded = SEEDED_INIT.lock().unwrap_or_else(|e| e.into_inner());
+            tch::manual_seed(seed as i64);
+            let vs = VarStore::new(device.torch());
+            let mut net = Network::new(&vs.root(), config, shape);
+            if cfg.soft_policy_weight > 0.0 {
+                net.add_soft_policy(&vs.root());
+            }
+            if cfg.opponent_policy_weight > 0.0 {
+                net.add_opponent_policy(&vs.root());
+            }
+            (vs, net)
+        };
         let opt = Optimizer::new(cfg.optimizer.clone(), &vs);
         let ema = (cfg.ema_decay > 0.0).then(|| Ema::new(cfg.ema_decay, &vs));
         Trainer {
