@@ -1,7 +1,7 @@
 //! The variants of the shogi family train end to end: a tiny `trainer run` of each new variant
 //! completes, and `trainer check --explain` describes its encoding.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod common;
@@ -55,6 +55,28 @@ simulations = 2
     )
 }
 
+/// Runs the tiny config `name` of `variant` in `dir`: it must complete its one generation and
+/// publish its network.
+fn tiny_run(dir: &Path, name: &str, variant: &str) {
+    let cfg = dir.join(format!("{name}.toml"));
+    std::fs::write(&cfg, config_named(name, variant)).unwrap();
+    let o = trainer(&[
+        "run",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--runs-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        o.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let run = dir.join(name);
+    assert_eq!(common::state(&run)["generation"], 1, "{name}");
+    assert!(run.join("models/000001.safetensors").exists(), "{name}");
+}
+
 #[test]
 fn tiny_runs_of_the_family_variants_complete() {
     let dir =
@@ -81,23 +103,7 @@ fn tiny_runs_of_the_family_variants_complete() {
         "dai-hasami",
         "tenjiku",
     ] {
-        let cfg = dir.join(format!("{variant}.toml"));
-        std::fs::write(&cfg, config(variant)).unwrap();
-        let o = trainer(&[
-            "run",
-            "--config",
-            cfg.to_str().unwrap(),
-            "--runs-dir",
-            dir.to_str().unwrap(),
-        ]);
-        assert!(
-            o.status.success(),
-            "{variant}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let run = dir.join(variant);
-        assert_eq!(common::state(&run)["generation"], 1, "{variant}");
-        assert!(run.join("models/000001.safetensors").exists(), "{variant}");
+        tiny_run(&dir, variant, variant);
         let o = trainer(&["check", "--explain", variant]);
         let text = String::from_utf8_lossy(&o.stdout);
         assert!(
@@ -122,19 +128,7 @@ fn a_tiny_run_on_a_36x36_board_completes() {
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("big36-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let cfg = dir.join("big36.toml");
-    std::fs::write(&cfg, config_named("big36", variant)).unwrap();
-    let o = trainer(&[
-        "run",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--runs-dir",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let run = dir.join("big36");
-    assert_eq!(common::state(&run)["generation"], 1);
-    assert!(run.join("models/000001.safetensors").exists());
+    tiny_run(&dir, "big36", variant);
     let o = trainer(&["check", "--explain", variant]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success() && text.contains("36x36"), "{text}");
