@@ -112,6 +112,15 @@ impl FeatureLayout {
                     self.square_name(usize::from(to))
                 )
             }
+            // Nor three steps along a line; written in three parts the same way.
+            Move::Line { from, to } => {
+                let [a, b] = Move::line_vias(from, to).map(|s| self.square_name(s));
+                format!(
+                    "{}{a},{a}{b},{b}{}",
+                    self.square_name(usize::from(from)),
+                    self.square_name(usize::from(to))
+                )
+            }
         }
     }
 }

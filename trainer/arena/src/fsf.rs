@@ -52,6 +52,14 @@ pub fn move_to_fsf(v: &Variant, mv: Move) -> String {
                 fsf_square(v, to as usize)
             )
         }
+        Move::Line { from, to } => {
+            let [a, b] = Move::line_vias(from, to).map(|s| fsf_square(v, s));
+            format!(
+                "{}{a},{a}{b},{b}{}",
+                fsf_square(v, from as usize),
+                fsf_square(v, to as usize)
+            )
+        }
         // A piece dropped promoted side up (Kyoto shogi) is `+P@c4`.
         Move::Drop { kind, to } => format!(
             "{}{}@{}",

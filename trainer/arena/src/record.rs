@@ -180,8 +180,8 @@ pub fn to_csa(g: &MatchGame) -> Option<String> {
                 )
             }
             Move::Drop { kind, to } => format!("{side}00{}{}", sq(to as usize), kname(kind)?),
-            // CSA has no two-step moves.
-            Move::Double { .. } => return None,
+            // CSA has no moves of several steps.
+            Move::Double { .. } | Move::Line { .. } => return None,
         };
         s.push_str(&line);
         s.push('\n');

@@ -220,7 +220,9 @@ impl Dlshogi {
                 let dir_y = (t % 9) as i32 - (f % 9) as i32;
                 (direction(dir_x, dir_y) + 10 * usize::from(promote)) * 81 + t
             }
-            Move::Double { .. } => unreachable!("standard shogi has no two-step moves"),
+            Move::Double { .. } | Move::Line { .. } => {
+                unreachable!("standard shogi has no moves of several steps")
+            }
             Move::Drop { kind, to } => {
                 let h = pos.variant().kinds[kind as usize]
                     .hand_index

@@ -169,17 +169,39 @@ fn derive_move_types(v: &Variant) -> Vec<(i8, i8)> {
     types
 }
 
-/// A two-step move type: first step and whole offset, mover's view, Betza convention.
+/// A move type of several steps: first step and whole offset, mover's view, Betza
+/// convention. A first step of `(0, 0)` stands for three steps along the line to the whole
+/// offset, taking the pieces on both squares between ([`Move::Line`]).
 pub type DoubleType = ((i8, i8), (i8, i8));
 
-/// The distinct two-step moves of `v`'s pieces as (first step, whole offset), sorted.
+/// The first step that marks a [`Move::Line`] type.
+const LINE: (i8, i8) = (0, 0);
+
+/// The distinct moves of several steps of `v`'s pieces as (first step, whole offset), sorted:
+/// two-step moves, and the moves of the Lion power along a line that take pieces on the way.
 fn derive_doubles(v: &Variant) -> Vec<DoubleType> {
-    let mut out: Vec<_> = v
+    let legs = v
         .kinds
         .iter()
         .flat_map(|k| k.legs.iter())
-        .map(|l| ((l.dx1, l.dy1), (l.dx1 + l.dx2, l.dy1 + l.dy2)))
-        .collect();
+        .map(|l| ((l.dx1, l.dy1), (l.dx1 + l.dx2, l.dy1 + l.dy2)));
+    let lines = v
+        .kinds
+        .iter()
+        .flat_map(|k| k.powers.lion_line.iter())
+        .flat_map(|&(x, y, n)| {
+            let at = |k: i8| (x * k, y * k);
+            let two = [(at(1), at(2)), (at(1), at(0))];
+            let three = [
+                (at(2), at(1)),
+                (at(1), at(3)),
+                (at(2), at(3)),
+                (LINE, at(3)),
+            ];
+            two.into_iter()
+                .chain(three.into_iter().filter(move |_| n >= 3))
+        });
+    let mut out: Vec<_> = legs.chain(lines).collect();
     out.sort_by_key(|&((x1, y1), (x, y))| (-y1, x1, -y, x));
     out.dedup();
     out
@@ -610,19 +632,12 @@ impl Encoder {
                 let [f, w, t] = [from, via, to].map(|s| self.xy(self.orient(us, s as usize)));
                 // Forward is towards y = 0 in the mover's orientation.
                 let key = ((w.0 - f.0, f.1 - w.1), (t.0 - f.0, f.1 - t.1));
-                let d = self
-                    .doubles
-                    .iter()
-                    .position(|&((a, b), (c, e))| {
-                        key == ((a as isize, b as isize), (c as isize, e as isize))
-                    })
-                    .unwrap_or_else(|| {
-                        panic!(
-                            "move {mv:?}: no two-step move type of {}",
-                            self.variant.name
-                        )
-                    });
-                (2 * self.move_types.len() + d) * n + self.orient(us, from as usize)
+                self.double_index(mv, key) * n + self.orient(us, from as usize)
+            }
+            Move::Line { from, to } => {
+                let [f, t] = [from, to].map(|s| self.xy(self.orient(us, s as usize)));
+                let key = ((0, 0), (t.0 - f.0, f.1 - t.1));
+                self.double_index(mv, key) * n + self.orient(us, from as usize)
             }
             Move::Drop { kind, to } => {
                 let v = &self.variant;
@@ -633,6 +648,24 @@ impl Encoder {
                 (self.first_drop_plane() + promoted + h) * n + self.orient(us, to as usize)
             }
         }
+    }
+
+    /// The policy plane of the move type `key` (first step, whole offset) of a move of several
+    /// steps.
+    fn double_index(&self, mv: Move, key: ((isize, isize), (isize, isize))) -> usize {
+        let d = self
+            .doubles
+            .iter()
+            .position(|&((a, b), (c, e))| {
+                key == ((a as isize, b as isize), (c as isize, e as isize))
+            })
+            .unwrap_or_else(|| {
+                panic!(
+                    "move {mv:?}: no move type of several steps of {}",
+                    self.variant.name
+                )
+            });
+        2 * self.move_types.len() + d
     }
 
     /// The move of `pos`'s side to move at a policy index, or `None` when the index is out of
@@ -661,8 +694,14 @@ impl Encoder {
         } else if plane < self.first_drop_plane() {
             let ((x1, y1), (x, y)) = self.doubles[plane - 2 * types];
             let (fx, fy) = self.xy(sq);
-            let via = self.at(fx + x1 as isize, fy - y1 as isize)?;
             let to = self.at(fx + x as isize, fy - y as isize)?;
+            if (x1, y1) == LINE {
+                return Some(Move::Line {
+                    from: self.orient(us, sq) as Square,
+                    to: self.orient(us, to) as Square,
+                });
+            }
+            let via = self.at(fx + x1 as isize, fy - y1 as isize)?;
             Some(Move::Double {
                 from: self.orient(us, sq) as Square,
                 via: self.orient(us, via) as Square,
@@ -877,6 +916,13 @@ mod tests {
             let enc = Encoder::with_layout(v, EncodingLayout::Attacks).unwrap();
             all.push((format!("{name} (attacks)"), enc));
         }
+        // The Lion Dog test board: moves of three steps along a line (`Move::Line`).
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/variants/lion-dogs.toml"
+        );
+        let v = Arc::new(Variant::load(std::path::Path::new(path)).unwrap());
+        all.push(("lion-dogs".into(), Encoder::new(v)));
         all
     }
 
@@ -928,23 +974,24 @@ mod tests {
                     match mv {
                         Move::Drop { .. } => drops += 1,
                         Move::Normal { promote: true, .. } => promotions += 1,
-                        Move::Double { .. } => doubles += 1,
+                        Move::Double { .. } | Move::Line { .. } => doubles += 1,
                         _ => {}
                     }
                 }
             }
             // The sample exercised drops and promotions, not just quiet moves (pieces that
             // turn over by themselves make no promoting moves).
-            let chooses = v.kinds.iter().any(|k| {
-                matches!(
-                    k.promotion,
-                    rules::PromotionMode::Optional | rules::PromotionMode::Forced
-                )
-            });
+            let chooses = !v.promote_by_capture
+                && v.kinds.iter().any(|k| {
+                    matches!(
+                        k.promotion,
+                        rules::PromotionMode::Optional | rules::PromotionMode::Forced
+                    )
+                });
             assert!(
                 (drops > 0 || !v.drops)
                     && (promotions > 0 || !chooses)
-                    && (doubles > 0 || !v.has_legs)
+                    && (doubles > 0 || !(v.has_legs || v.has_lion_lines))
                     && moves > 1000,
                 "{name}: {moves}"
             );

@@ -51,6 +51,7 @@ struct GameRules {
     connect_outside_ranks: u8,
     passive_burn: bool,
     royal_capture: bool,
+    promote_by_capture: bool,
 }
 
 /// Most king steps of an area move.
@@ -64,6 +65,7 @@ struct PowerKeys<'a> {
     area: Option<u8>,
     hook: &'a Option<String>,
     burn: bool,
+    lion_line: &'a Option<String>,
 }
 
 /// The piece kinds of a variant with their parsed moves, before the tables are derived.
@@ -137,7 +139,33 @@ impl Compiler<'_> {
         let drops = spec.drops.clone().unwrap_or_default();
         let end = spec.end.clone().unwrap_or_default();
         let lions = spec.lions.clone().unwrap_or_default();
-        let zone_depth = prom.zone_depth.unwrap_or(ranks / 3);
+        let promote_by_capture = prom.moves == Some(PromotionMoves::Capture);
+        if promote_by_capture {
+            // Promotion by capture has no zone, and a piece that could never move again waits
+            // for a capture to promote (the large variants' pawn on its last rank).
+            let zone_keys = [
+                ("promotion.zone_depth", prom.zone_depth.is_some()),
+                (
+                    "promotion.immobile_may_promote",
+                    prom.immobile_may_promote == Some(true),
+                ),
+                (
+                    "promotion.forbid_immobile",
+                    prom.forbid_immobile == Some(true),
+                ),
+                ("promotion.flip_on", prom.flip_on.is_some()),
+            ];
+            if let Some((k, _)) = zone_keys.iter().find(|(_, set)| *set) {
+                return Err(self.err(
+                    *k,
+                    "does not apply with promotion.moves = \"capture\" (promotion on every capture, anywhere, no zone)",
+                ));
+            }
+        }
+        let zone_depth = match promote_by_capture {
+            true => 0,
+            false => prom.zone_depth.unwrap_or(ranks / 3),
+        };
         if zone_depth > ranks {
             return Err(self.err(
                 "promotion.zone_depth",
@@ -163,7 +191,7 @@ impl Compiler<'_> {
             ranks,
             start,
             zone_depth,
-            forbid_immobile_moves: prom.forbid_immobile.unwrap_or(true),
+            forbid_immobile_moves: prom.forbid_immobile.unwrap_or(!promote_by_capture),
             promotion_entering: prom.moves == Some(PromotionMoves::Entering),
             immobile_may_promote: prom.immobile_may_promote.unwrap_or(false),
             flip_on_capture: prom.flip_on == Some(FlipOn::Capture),
@@ -191,6 +219,7 @@ impl Compiler<'_> {
             connect_outside_ranks: connect.2,
             passive_burn: capture.passive_burn.unwrap_or(false),
             royal_capture: end.royal_capture.unwrap_or(false),
+            promote_by_capture,
         })
     }
 
@@ -286,9 +315,11 @@ impl Compiler<'_> {
                 area: p.area,
                 hook: &p.hook,
                 burn: p.burn,
+                lion_line: &p.lion_line,
             },
             &key(""),
         )?;
+        self.check_lion_line(&atoms, &powers.lion_line, &key("lion_line"))?;
         let promotion = self.promotion_mode(p, &key("promotion"))?;
         if p.royal && p.promoted.is_some() {
             return Err(self.err(key("promoted"), "a royal piece cannot promote"));
@@ -346,8 +377,14 @@ impl Compiler<'_> {
                 area: pr.area,
                 hook: &pr.hook,
                 burn: pr.burn,
+                lion_line: &pr.lion_line,
             },
             &format!("pieces[{i}].promoted."),
+        )?;
+        self.check_lion_line(
+            &atoms,
+            &powers.lion_line,
+            &format!("pieces[{i}].promoted.lion_line"),
         )?;
         let letter = base.letter;
         let kind = KindInfo {
@@ -411,7 +448,22 @@ impl Compiler<'_> {
             Some(text) => self.power_rides(text, &key("hook"), false)?,
             None => Vec::new(),
         };
+        let lion_line = match k.lion_line {
+            Some(text) => self.power_rides(text, &key("lion_line"), true)?,
+            None => Vec::new(),
+        };
+        if let Some(&(_, _, n)) = lion_line.iter().find(|r| !(2..=3).contains(&r.2)) {
+            let got = match n {
+                0 => "no range".to_string(),
+                n => format!("range {n}"),
+            };
+            return Err(self.err(
+                key("lion_line"),
+                format!("a Lion line has 2 or 3 steps (Q3: the Lion Dog), got {got}"),
+            ));
+        }
         Ok(Powers {
+            lion_line,
             hook: hook.iter().map(|&(dx, dy, _)| (dx, dy)).collect(),
             rank,
             range_capture: range_capture.iter().map(|&(dx, dy, _)| (dx, dy)).collect(),
@@ -419,6 +471,33 @@ impl Compiler<'_> {
             area,
             burn: k.burn,
         })
+    }
+
+    /// Checks that a piece with Lion power along a line jumps, by its Betza moves, to every
+    /// square of the line (moving or capturing): the power only adds the moves that also take
+    /// pieces on the way, so the plain jumps and the attacks stay in the move tables.
+    fn check_lion_line(&self, atoms: &[MoveAtom], lines: &[(i8, i8, u8)], key: &str) -> Result<()> {
+        for &(dx, dy, n) in lines {
+            for k in 1..=n as i8 {
+                let jumps = atoms.iter().any(|a| {
+                    let reaches = match k {
+                        1 => (a.dx, a.dy) == (dx, dy),
+                        _ => (a.dx, a.dy) == (dx * k, dy * k) && a.range == 1,
+                    };
+                    reaches && a.can_move && a.can_capture && a.hops & 1 != 0
+                });
+                if !jumps {
+                    return Err(self.err(
+                        key,
+                        format!(
+                            "the line ({dx}, {dy}) needs a jump to its square {k} steps away in \
+                             betza (a Lion Dog's lion_line Q3 goes with the jumps KADGH)"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The rides of a power: plain orthogonal or diagonal riders (`ranged`: a range of at
@@ -668,6 +747,7 @@ fn unbuilt(
         has_move_file_limits: kinds.iter().any(|k| k.move_max_per_file.is_some()),
         has_powers: kinds.iter().any(|k| k.powers.any()),
         has_burns: kinds.iter().any(|k| k.powers.burn),
+        has_lion_lines: kinds.iter().any(|k| !k.powers.lion_line.is_empty()),
         kinds,
         hand_kinds,
         zone_depth: r.zone_depth,
@@ -700,6 +780,7 @@ fn unbuilt(
         connect_outside_ranks: r.connect_outside_ranks,
         passive_burn: r.passive_burn,
         royal_capture: r.royal_capture,
+        promote_by_capture: r.promote_by_capture,
         n: r.files as usize * r.ranks as usize,
         legs: Vec::new(),
         last_rank_rays: Vec::new(),

@@ -1278,6 +1278,13 @@ impl<'a> Exporter<'a> {
                     .to_string(),
             );
         }
+        if v.promote_by_capture {
+            self.refuse(
+                "promotion.moves = \"capture\": every capture promotes, anywhere; Fairy-Stockfish \
+                 11.1 promotes in a zone"
+                    .to_string(),
+            );
+        }
         if v.immobile_may_promote {
             self.refuse(
                 "promotion.immobile_may_promote = true: Fairy-Stockfish 11.1 has no such rule"
@@ -1328,6 +1335,9 @@ impl<'a> Exporter<'a> {
             }
             if p.burn {
                 what.push("burning (burn)".to_string());
+            }
+            if !p.lion_line.is_empty() {
+                what.push("Lion power along a line (lion_line)".to_string());
             }
             self.refuse(format!(
                 "piece {}{} ({}): {}; Fairy-Stockfish 11.1 has no such moves",

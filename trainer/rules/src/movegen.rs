@@ -72,6 +72,18 @@ impl<S: SquareIndex, const W: usize, const N: usize> Ctx<'_, S, W, N> {
                     !attacked::<S, _>(s.v, &s.scratch, k, s.them)
                 })
             }
+            Move::Line { from, to } => {
+                let [v1, v2] = Move::line_vias(from, to);
+                let (from, to) = (from as usize, to as usize);
+                let k = if from == ksq { to } else { ksq };
+                let at_v2 = self.scratch[v2];
+                self.scratch[v2] = Piece::EMPTY;
+                let ok = self.with_double(from, v1, to, |s| {
+                    !attacked::<S, _>(s.v, &s.scratch, k, s.them)
+                });
+                self.scratch[v2] = at_v2;
+                ok
+            }
             Move::Drop { kind, to } => {
                 let to = to as usize;
                 self.scratch[to] = Piece::new(self.us, kind);
@@ -222,6 +234,87 @@ impl<S: SquareIndex, const W: usize, const N: usize> Ctx<'_, S, W, N> {
             }
             if self.safe(mv) {
                 out.push(mv);
+            }
+        }
+    }
+
+    /// Adds the legal moves of the Lion power along a line (`lion_line`) of the piece of
+    /// `kind` on `from`, moving as `moves_as`: those that take pieces on the way (the plain
+    /// jumps are Betza moves), except those its two-step moves already make.
+    #[cold]
+    fn add_lion_lines(
+        &mut self,
+        out: &mut Vec<Move>,
+        (kind, moves_as): (Kind, Kind),
+        from: usize,
+        unarmed: bool,
+    ) {
+        if unarmed {
+            return;
+        }
+        let v = self.v;
+        let (x, y) = v.coords(from);
+        let (files, ranks) = (v.files as isize, v.ranks as isize);
+        let legs = v.legs_of(self.us, kind);
+        for &(dx, dy, n) in &v.kinds[moves_as as usize].powers.lion_line {
+            let d = crate::tables::board_vec(self.us, dx, dy);
+            // The squares of the line, 1 to n steps away (None: off the board).
+            let at = |k: isize| {
+                let (sx, sy) = (x as isize + d.0 as isize * k, y as isize + d.1 as isize * k);
+                (sx >= 0 && sy >= 0 && sx < files && sy < ranks)
+                    .then_some((sy * files + sx) as usize)
+            };
+            let squares = [at(1), at(2), at(3)];
+            let enemy = |s: Option<usize>| s.is_some_and(|s| self.scratch[s].is_color(self.them));
+            let lands = |s: Option<usize>| {
+                s.is_some_and(|s| self.scratch[s].is_empty() || self.scratch[s].is_color(self.them))
+            };
+            let leg = |second: (i8, i8)| legs.contains(&(d, true, second));
+            let mut cands: [Option<Move>; 7] = [None; 7];
+            let double = |via: Option<usize>, to: usize| Move::Double {
+                from: from as Square,
+                via: via.unwrap_or(0) as Square,
+                to: to as Square,
+            };
+            let [s1, s2, s3] = squares;
+            // Take on the first square, then on to the second or back home.
+            if enemy(s1) && lands(s2) && !leg(d) {
+                cands[0] = Some(double(s1, s2.unwrap_or(0)));
+            }
+            if enemy(s1) && !leg((-d.0, -d.1)) {
+                cands[1] = Some(double(s1, from));
+            }
+            if n >= 3 {
+                // Take on the second square and come back to the first.
+                if enemy(s2) && lands(s1) {
+                    cands[2] = Some(double(s2, s1.unwrap_or(0)));
+                }
+                // On to the third square, taking on the first, the second (jumping the other
+                // square, whatever stands there) or both.
+                if lands(s3) {
+                    let to = s3.unwrap_or(0);
+                    if enemy(s1) {
+                        cands[3] = Some(double(s1, to));
+                    }
+                    if enemy(s2) {
+                        cands[4] = Some(double(s2, to));
+                    }
+                    if enemy(s1) && enemy(s2) {
+                        cands[5] = Some(Move::Line {
+                            from: from as Square,
+                            to: to as Square,
+                        });
+                    }
+                }
+            }
+            for mv in cands.into_iter().flatten() {
+                let (via, to) = (mv.via(), mv.to());
+                if self.lion_rules && !self.lion_capture_ok(kind, from, via, to) {
+                    continue;
+                }
+                if self.safe(mv) {
+                    out.push(mv);
+                }
             }
         }
     }
@@ -605,6 +698,9 @@ impl Position {
                 }
                 if v.has_powers && v.kinds[moves_as as usize].powers.moves() {
                     self.power_moves(ctx, out, (kind, moves_as), from, first, us_unarmed);
+                }
+                if v.has_lion_lines && !v.kinds[moves_as as usize].powers.lion_line.is_empty() {
+                    ctx.add_lion_lines(out, (kind, moves_as), from, us_unarmed);
                 }
             }
         }

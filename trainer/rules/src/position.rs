@@ -248,12 +248,27 @@ impl Position {
         }
     }
 
+    /// The piece `p` that just moved as it lands: promoted if the variant promotes by capture
+    /// (`promotion.moves = "capture"`), the move took a piece (`took`) and `p` can promote.
+    #[inline(always)]
+    fn promoted_by_capture(&self, p: Piece, took: bool) -> Piece {
+        let v = &self.variant;
+        match (
+            v.promote_by_capture && took,
+            v.kinds[p.kind() as usize].promotes_to,
+        ) {
+            (true, Some(k)) => Piece::new(p.color(), k),
+            _ => p,
+        }
+    }
+
     /// Plays a move (assumed legal; generate it with `legal_moves` or parse it with
     /// `parse_usi`). Undo with [`Position::unmake_move`].
     pub fn make_move(&mut self, mv: Move) {
         let us = self.side;
         let hash = self.hash;
         let mut captured_via = Piece::EMPTY;
+        let mut line_captures = 0u8;
         let (captured, moved) = match mv {
             Move::Normal { from, to, promote } => {
                 let (from, to) = (from as usize, to as usize);
@@ -264,7 +279,9 @@ impl Position {
                     self.add_to_hand(us, cap);
                 }
                 let v = &self.variant;
-                let np = if promote {
+                let np = if v.promote_by_capture {
+                    self.promoted_by_capture(p, !cap.is_empty())
+                } else if promote {
                     let pk = v.kinds[p.kind() as usize].promotes_to.unwrap_or(p.kind());
                     Piece::new(us, pk)
                 } else if let Some(f) = v.flips_to(p.kind()) {
@@ -293,7 +310,34 @@ impl Position {
                     self.take(to);
                     self.add_to_hand(us, cap);
                 }
-                self.put(to, p);
+                let took = !cap.is_empty() || !captured_via.is_empty();
+                self.put(to, self.promoted_by_capture(p, took));
+                (cap, p)
+            }
+            Move::Line { from, to } => {
+                let (from, to) = (from as usize, to as usize);
+                let [v1, v2] = Move::line_vias(from as Square, to as Square);
+                let p = self.take(from);
+                captured_via = self.board[v1];
+                if !captured_via.is_empty() {
+                    self.take(v1);
+                    self.add_to_hand(us, captured_via);
+                }
+                // The second piece taken on the way is undone with the side captures.
+                let second = self.board[v2];
+                if !second.is_empty() {
+                    self.take(v2);
+                    self.add_to_hand(us, second);
+                    self.side_captured.push((v2 as Square, second));
+                    line_captures = 1;
+                }
+                let cap = self.board[to];
+                if !cap.is_empty() {
+                    self.take(to);
+                    self.add_to_hand(us, cap);
+                }
+                let took = !cap.is_empty() || !captured_via.is_empty() || line_captures > 0;
+                self.put(to, self.promoted_by_capture(p, took));
                 (cap, p)
             }
             Move::Drop { kind, to } => {
@@ -305,10 +349,11 @@ impl Position {
                 (Piece::EMPTY, p)
             }
         };
-        let side_captures = match self.variant.custodian || self.variant.has_burns {
-            true => self.side_effects(mv.to()),
-            false => 0,
-        };
+        let side_captures = line_captures
+            + match self.variant.custodian || self.variant.has_burns {
+                true => self.side_effects(mv.to()),
+                false => 0,
+            };
         self.side = us.flip();
         self.hash ^= self.variant.z_side;
         self.undo.push(Undo {
@@ -340,7 +385,9 @@ impl Position {
             }
         }
         match u.mv {
-            Move::Normal { from, to, .. } | Move::Double { from, to, .. } => {
+            Move::Normal { from, to, .. }
+            | Move::Double { from, to, .. }
+            | Move::Line { from, to } => {
                 let (from, to) = (from as usize, to as usize);
                 self.take(to);
                 if !u.captured.is_empty() {

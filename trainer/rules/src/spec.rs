@@ -139,6 +139,11 @@ pub struct PieceSpec {
     /// captured too (Tenjiku shogi's Fire Demon).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub burn: bool,
+    /// Lion power along one line (Betza rides with a range of 2 or 3, e.g. `Q3`: the Lion
+    /// Dog): up to that many steps along one of these lines, taking enemy pieces on the squares
+    /// it stops on and ending on any of them, or back on its own square; never past its own
+    /// square. The plain jumps to the squares of the line must be in `betza` (`KADGH`).
+    pub lion_line: Option<String>,
 }
 
 /// The promoted side of a piece.
@@ -179,6 +184,11 @@ pub struct PromotedSpec {
     /// captured too (Tenjiku shogi's Fire Demon).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub burn: bool,
+    /// Lion power along one line (Betza rides with a range of 2 or 3, e.g. `Q3`: the Lion
+    /// Dog): up to that many steps along one of these lines, taking enemy pieces on the squares
+    /// it stops on and ending on any of them, or back on its own square; never past its own
+    /// square. The plain jumps to the squares of the line must be in `betza` (`KADGH`).
+    pub lion_line: Option<String>,
 }
 
 /// Drop restrictions of one piece kind.

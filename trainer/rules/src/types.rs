@@ -102,6 +102,16 @@ pub enum Move {
         /// Square reached by the second step.
         to: Square,
     },
+    /// A piece makes three steps along one line (the Lion Dog's Lion power, `lion_line`): it
+    /// passes the two squares between `from` and `to`, taking the enemy pieces on both, and
+    /// ends on `to`, three squares away. Never promotes by itself. The squares between are
+    /// [`Move::line_vias`].
+    Line {
+        /// Square left.
+        from: Square,
+        /// Square reached, three steps along the line.
+        to: Square,
+    },
     /// A piece from the hand is placed on an empty square.
     Drop {
         /// Kind dropped (always an unpromoted kind).
@@ -126,17 +136,31 @@ impl Move {
                 via: f(via),
                 to: f(to),
             },
+            Move::Line { from, to } => Move::Line {
+                from: f(from),
+                to: f(to),
+            },
             Move::Drop { kind, to } => Move::Drop { kind, to: f(to) },
         }
+    }
+
+    /// The two squares between the ends of a [`Move::Line`] (on a board numbered rank by rank,
+    /// the squares of a line are evenly spaced).
+    #[inline(always)]
+    pub fn line_vias(from: Square, to: Square) -> [usize; 2] {
+        let (f, t) = (from as isize, to as isize);
+        let d = (t - f) / 3;
+        [(f + d) as usize, (f + 2 * d) as usize]
     }
 
     /// The destination square.
     #[inline(always)]
     pub fn to(self) -> usize {
         match self {
-            Move::Normal { to, .. } | Move::Double { to, .. } | Move::Drop { to, .. } => {
-                to as usize
-            }
+            Move::Normal { to, .. }
+            | Move::Double { to, .. }
+            | Move::Line { to, .. }
+            | Move::Drop { to, .. } => to as usize,
         }
     }
 
@@ -144,16 +168,20 @@ impl Move {
     #[inline(always)]
     pub fn from(self) -> Option<usize> {
         match self {
-            Move::Normal { from, .. } | Move::Double { from, .. } => Some(from as usize),
+            Move::Normal { from, .. } | Move::Double { from, .. } | Move::Line { from, .. } => {
+                Some(from as usize)
+            }
             Move::Drop { .. } => None,
         }
     }
 
-    /// The square of the first step of a two-step move.
+    /// The square of the first step of a two-step move, or the first square between the ends
+    /// of a [`Move::Line`].
     #[inline(always)]
     pub fn via(self) -> Option<usize> {
         match self {
             Move::Double { via, .. } => Some(via as usize),
+            Move::Line { from, to } => Some(Move::line_vias(from, to)[0]),
             _ => None,
         }
     }

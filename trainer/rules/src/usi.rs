@@ -45,6 +45,16 @@ impl Variant {
                 self.square_name(via as usize),
                 self.square_name(to as usize)
             ),
+            Move::Line { from, to } => {
+                let [v1, v2] = Move::line_vias(from, to);
+                format!(
+                    "{}{}{}{}",
+                    self.square_name(from as usize),
+                    self.square_name(v1),
+                    self.square_name(v2),
+                    self.square_name(to as usize)
+                )
+            }
             Move::Drop { kind, to } => format!(
                 "{}{}*{}",
                 if self.kinds[kind as usize].promoted {
@@ -107,7 +117,7 @@ impl Variant {
                 .skip(digits)
                 .take_while(|c| c.is_ascii_lowercase())
                 .count();
-            if digits == 0 || letters == 0 || squares.len() == 3 {
+            if digits == 0 || letters == 0 || squares.len() == 4 {
                 return Err(bad("expected FROM TO[+], e.g. 7g7f or 10j9h+"));
             }
             let (sq, tail) = rest.split_at(digits + letters);
@@ -120,14 +130,42 @@ impl Variant {
         match squares[..] {
             [from, to] if from == to => Err(bad("from and to are the same square")),
             [from, to] => Ok(Move::Normal { from, to, promote }),
-            [_, _, _] if !self.has_legs => Err(bad(&format!(
+            [_, _, _] if !self.has_legs && !self.has_lion_lines => Err(bad(&format!(
                 "three squares name a two-step move, which no piece of {} makes",
                 self.name
             ))),
-            [_, _, _] if promote => Err(bad("a two-step move never promotes")),
+            [_, _, _] | [_, _, _, _] if promote => {
+                Err(bad("a move of several steps never promotes with +"))
+            }
             [from, via, to] => Ok(Move::Double { from, via, to }),
+            [_, _, _, _] if !self.has_lion_lines => Err(bad(&format!(
+                "four squares name a three-step move along a line, which no piece of {} makes",
+                self.name
+            ))),
+            [from, a, b, to] => {
+                let line = self.line_of(from as usize, to as usize);
+                match line == Some([a as usize, b as usize]) {
+                    true => Ok(Move::Line { from, to }),
+                    false => Err(bad(
+                        "four squares name a three-step move along one line: FROM, the two \
+                         squares between, then TO three squares away",
+                    )),
+                }
+            }
             _ => Err(bad("expected FROM TO[+], e.g. 7g7f or 10j9h+")),
         }
+    }
+}
+
+impl Variant {
+    /// The two squares between `from` and `to` when `to` is three steps away along a rank, a
+    /// file or a diagonal.
+    fn line_of(&self, from: usize, to: usize) -> Option<[usize; 2]> {
+        let ((fx, fy), (tx, ty)) = (self.coords(from), self.coords(to));
+        let (dx, dy) = (tx as isize - fx as isize, ty as isize - fy as isize);
+        let straight = dx == 0 || dy == 0 || dx.abs() == dy.abs();
+        (straight && dx.abs().max(dy.abs()) == 3)
+            .then(|| Move::line_vias(from as Square, to as Square))
     }
 }
 
@@ -158,14 +196,16 @@ impl Position {
             return Ok(mv);
         }
         let why = match mv {
-            Move::Double { from, .. } => match self.board[from as usize] {
-                p if p.is_empty() => format!("no piece on {}", v.square_name(from as usize)),
-                p if p.color() != self.side => format!(
-                    "the piece on {} is not the mover's",
-                    v.square_name(from as usize)
-                ),
-                _ => "illegal two-step move in this position".to_string(),
-            },
+            Move::Double { from, .. } | Move::Line { from, .. } => {
+                match self.board[from as usize] {
+                    p if p.is_empty() => format!("no piece on {}", v.square_name(from as usize)),
+                    p if p.color() != self.side => format!(
+                        "the piece on {} is not the mover's",
+                        v.square_name(from as usize)
+                    ),
+                    _ => "illegal move of several steps in this position".to_string(),
+                }
+            }
             Move::Normal { from, promote, .. } => {
                 let p = self.board[from as usize];
                 if p.is_empty() {

@@ -108,6 +108,9 @@ pub enum PromotionMoves {
     Touching,
     /// A move from outside into the zone, or a capture by a piece starting in it (Chu shogi).
     Entering,
+    /// Every capture, anywhere, promotes the capturer by itself (the large variants from
+    /// Dai-dai shogi on); there is no zone.
+    Capture,
 }
 
 /// Which lines count for the n-in-a-row goal (`end.connect_directions`).

@@ -140,6 +140,10 @@ pub struct Powers {
     pub hook: Vec<(i8, i8)>,
     /// Burns the enemy pieces next to where it ends each move.
     pub burn: bool,
+    /// Lion power along one line (the Lion Dog): direction `(dx, dy)` and steps (2 or 3). The
+    /// plain jumps to each square of the line are Betza moves; this adds the moves that take
+    /// pieces on the way.
+    pub lion_line: Vec<(i8, i8, u8)>,
 }
 
 impl Powers {
@@ -153,7 +157,7 @@ impl Powers {
 
     /// Whether the kind has any power.
     pub fn any(&self) -> bool {
-        self.moves() || self.burn
+        self.moves() || self.burn || !self.lion_line.is_empty()
     }
 
     /// Every offset `(dx, dy)` these powers can move by on a board of this size.
@@ -306,6 +310,11 @@ pub struct Variant {
     pub passive_burn: bool,
     /// Royal pieces may be left attacked; losing the last one loses the game.
     pub royal_capture: bool,
+    /// A piece with a promoted form promotes by itself after any move that captures, anywhere
+    /// (`promotion.moves = "capture"`); there is no zone.
+    pub promote_by_capture: bool,
+    /// Some kind has Lion power along a line ([`Powers::lion_line`]).
+    pub has_lion_lines: bool,
 
     pub(crate) n: usize,
     /// Two-step moves per (colour, kind) as board vectors: first step, whether it captures,
@@ -636,4 +645,5 @@ fn kind_is_mirror_symmetric(k: &KindInfo) -> bool {
         && mirror_closed(&p.range_capture, |&(dx, dy)| (-dx, dy))
         && mirror_closed(&p.skip_first, |&(dx, dy, r)| (-dx, dy, r))
         && mirror_closed(&p.hook, |&(dx, dy)| (-dx, dy))
+        && mirror_closed(&p.lion_line, |&(dx, dy, n)| (-dx, dy, n))
 }

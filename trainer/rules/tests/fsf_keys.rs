@@ -156,6 +156,21 @@ fn entries() -> Vec<Entry> {
         v.push(e(key("area"), shogi, json!(2), Rule));
         v.push(e(key("hook"), shogi, json!("R"), Rule));
         v.push(e(key("burn"), shogi, json!(true), Rule));
+        // A Lion line needs the jumps to its squares.
+        let betza = if side.ends_with("promoted.") {
+            "RFfD"
+        } else {
+            "RfD"
+        };
+        v.push(Entry {
+            key: key("lion_line"),
+            base: shogi,
+            changes: vec![
+                (key("lion_line"), json!("fR2")),
+                (key("betza"), json!(betza)),
+            ],
+            expect: Rule,
+        });
         v.push(Entry {
             key: key("rank"),
             base: shogi,

@@ -1,8 +1,9 @@
 //! Piece powers any variant can use, on small composed boards: hook moves (a ride turning 90
-//! degrees once; Dai-dai shogi's hook mover and long-nosed goblin). Tenjiku shogi's powers are
-//! in tests/tenjiku.rs. Squares are USI: file 5..1 from left to right, rank a to e.
+//! degrees once; Dai-dai shogi's hook mover and long-nosed goblin), the Lion power along a line
+//! (the Lion Dog) and promotion by capture. Tenjiku shogi's powers are in tests/tenjiku.rs.
+//! Squares are USI: file 5..1 (9..1 on the Lion Dog board) from left to right, rank a down.
 
-use rules::{Position, Variant};
+use rules::{Move, Position, Variant};
 use std::sync::Arc;
 
 mod support;
@@ -144,4 +145,252 @@ fn a_hook_gives_check_around_a_corner() {
         "w",
     );
     assert!(!p.in_check());
+}
+
+/// The 9x9 Lion Dog test board (`tests/data/variants/lion-dogs.toml`), its text changed by
+/// `edit` (a deliberate break), or the error its compiler gives.
+fn lion_dogs_edited(edit: impl Fn(String) -> String) -> Result<Arc<Variant>, rules::Error> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/variants/lion-dogs.toml"
+    );
+    let text = edit(std::fs::read_to_string(path).unwrap());
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = dir.join(format!("lion-dogs-{}-{n}.toml", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let v = Variant::load(&file);
+    let _ = std::fs::remove_file(&file);
+    v.map(Arc::new)
+}
+
+fn lion_dogs() -> Arc<Variant> {
+    lion_dogs_edited(|t| t).unwrap()
+}
+
+/// The 24 jumps of a piece on 5e of a 9x9 board to the first three squares of its eight lines.
+fn jumps_from_5e() -> Vec<String> {
+    let mut out = Vec::new();
+    for (dx, dy) in [
+        (0, 1),
+        (0, -1),
+        (1, 0),
+        (-1, 0),
+        (1, 1),
+        (1, -1),
+        (-1, 1),
+        (-1, -1),
+    ] {
+        for k in 1..=3i32 {
+            let (file, rank) = (5 - dx * k, 4 - dy * k);
+            out.push(format!("{file}{}", (b'a' + rank as u8) as char));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_lion_dog_alone_jumps_to_three_squares_of_each_line() {
+    let v = lion_dogs();
+    let p = position(&v, &[("9i", "K"), ("5e", "D"), ("1b", "k")], "b");
+    let want = jumps_from_5e();
+    assert_eq!(want.len(), 24);
+    let want: Vec<&str> = want.iter().map(String::as_str).collect();
+    assert_eq!(dests(&p, "5e"), set(&want));
+    assert_eq!(
+        moves_with(&p, "5e").len(),
+        24,
+        "no move of several steps without a capture"
+    );
+}
+
+#[test]
+fn a_lion_dog_takes_on_its_way_along_one_line() {
+    // Gote pawns on 5d and 5c, 5b empty. Beyond the 24 jumps (two of them captures), forward:
+    // take 5d and go on to 5c (taking it), take 5d and come back (igui), take 5c and come
+    // back to 5d (taking it), take 5d and jump 5c to 5b, jump 5d to take 5c and step to 5b,
+    // take both on the way to 5b: 6 more. No line turns, nothing goes behind 5e.
+    let v = lion_dogs();
+    let p = position(
+        &v,
+        &[
+            ("9i", "K"),
+            ("5e", "D"),
+            ("5d", "p"),
+            ("5c", "p"),
+            ("1b", "k"),
+        ],
+        "b",
+    );
+    let mut want: Vec<String> = jumps_from_5e().iter().map(|t| format!("5e{t}")).collect();
+    want.extend(
+        ["5e5d5c", "5e5d5e", "5e5c5d", "5e5d5b", "5e5c5b", "5e5d5c5b"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    let want: Vec<&str> = want.iter().map(String::as_str).collect();
+    assert_eq!(moves_with(&p, "5e"), set(&want));
+    assert_eq!(p.legal_moves().len(), 30 + 3, "and the king's three");
+    for usi in ["5e5d5c5b", "5e5c5d", "5e5d5b"] {
+        assert_legal(&p, usi);
+    }
+    assert!(matches!(p.parse_usi("5e5d5c5b"), Ok(Move::Line { .. })));
+    // Four squares that are not a line's ends and the two between it: refused.
+    assert!(p.parse_usi("5e5d5b5a").is_err());
+    assert!(p.parse_usi("5e4d3c2b").is_err());
+    // A friendly piece on 5d: no jump there and no way through it to take 5c and come back;
+    // 5c is taken by the jump, then on to 5b (5e5c5b): 24 in all.
+    let p = position(
+        &v,
+        &[
+            ("9i", "K"),
+            ("5e", "D"),
+            ("5d", "P"),
+            ("5c", "p"),
+            ("1b", "k"),
+        ],
+        "b",
+    );
+    assert_eq!(moves_with(&p, "5e").len(), 24);
+    assert_legal(&p, "5e5c5b");
+    assert_illegal(&p, "5e5c5d");
+    // At the edge: on 5b with a pawn on 5a, the line is one square long: take it and stay.
+    let p = position(
+        &v,
+        &[("9i", "K"), ("5b", "D"), ("5a", "p"), ("1e", "k")],
+        "b",
+    );
+    let forward: Vec<String> = moves_with(&p, "5b")
+        .into_iter()
+        .filter(|m| m[2..].starts_with("5a") || m == "5b5a5b")
+        .collect();
+    assert_eq!(forward, vec!["5b5a".to_string(), "5b5a5b".to_string()]);
+}
+
+#[test]
+fn a_three_step_move_takes_both_pieces_and_undoes() {
+    let v = lion_dogs();
+    let mut p = position(
+        &v,
+        &[
+            ("9i", "K"),
+            ("5e", "D"),
+            ("5d", "p"),
+            ("5c", "p"),
+            ("1b", "k"),
+        ],
+        "b",
+    );
+    let (before, hash) = (p.to_sfen(), p.hash());
+    play(&mut p, "5e5d5c5b");
+    // Both pawns gone; the Lion Dog took, so it promoted (promotion by capture).
+    let want = position(&v, &[("9i", "K"), ("5b", "+D"), ("1b", "k")], "w");
+    let board = |s: String| s.rsplit_once(' ').unwrap().0.to_string();
+    assert_eq!(board(p.to_sfen()), board(want.to_sfen()));
+    p.unmake_move();
+    assert_eq!((p.to_sfen(), p.hash()), (before, hash));
+}
+
+#[test]
+fn a_furious_fiend_makes_each_move_once() {
+    // The Lion's two steps and the Lion Dog's line share two moves per line (take the first
+    // square and go on to the second, or come back): each is generated once.
+    let v = lion_dogs();
+    let p = position(
+        &v,
+        &[
+            ("9i", "K"),
+            ("5e", "F"),
+            ("5d", "p"),
+            ("5c", "p"),
+            ("4d", "p"),
+            ("1b", "k"),
+        ],
+        "b",
+    );
+    let all: Vec<String> = p.legal_moves().iter().map(|&m| p.move_to_usi(m)).collect();
+    let unique: std::collections::BTreeSet<&String> = all.iter().collect();
+    assert_eq!(all.len(), unique.len(), "{all:?}");
+    for usi in ["5e5d5c", "5e5d5e", "5e5c5d", "5e5d5c5b", "5e4d3c", "5e5d4d"] {
+        assert_legal(&p, usi);
+    }
+}
+
+#[test]
+fn promotion_by_capture_happens_anywhere_and_only_on_a_capture() {
+    let v = lion_dogs();
+    let mut p = position(
+        &v,
+        &[
+            ("9i", "K"),
+            ("5f", "P"),
+            ("5e", "p"),
+            ("1f", "P"),
+            ("1b", "k"),
+        ],
+        "b",
+    );
+    // No `+` moves: promotion is not a choice.
+    assert!(moves(&p).iter().all(|m| !m.ends_with('+')));
+    assert_illegal(&p, "5f5e+");
+    play(&mut p, "1f1e");
+    assert_eq!(
+        p.piece_at(v.parse_square("1e").unwrap()).kind(),
+        1,
+        "a plain move: a pawn"
+    );
+    play(&mut p, "1b2b 5f5e");
+    let gold = v.kinds.iter().position(|k| k.name == "gold").unwrap();
+    assert_eq!(
+        p.piece_at(v.parse_square("5e").unwrap()).kind() as usize,
+        gold
+    );
+    // A capture without moving (igui) promotes too.
+    let mut p = position(
+        &v,
+        &[("9i", "K"), ("5e", "D"), ("5d", "p"), ("1b", "k")],
+        "b",
+    );
+    play(&mut p, "5e5d5e");
+    assert!(v.kinds[p.piece_at(v.parse_square("5e").unwrap()).kind() as usize].promoted);
+}
+
+#[test]
+fn broken_lion_line_and_capture_promotion_configs_are_refused() {
+    let err = |edit: &dyn Fn(String) -> String| match lion_dogs_edited(edit) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("the broken config loaded"),
+    };
+    // The line needs the jumps in betza.
+    let e = err(&|t| t.replacen("betza = \"KADGH\"", "betza = \"KAD\"", 1));
+    assert!(
+        e.contains("pieces[2].lion_line") && e.contains("3 steps"),
+        "{e}"
+    );
+    // Two or three steps only.
+    let e = err(&|t| t.replacen("lion_line = \"Q3\"", "lion_line = \"Q4\"", 1));
+    assert!(
+        e.contains("pieces[2].lion_line") && e.contains("range 4"),
+        "{e}"
+    );
+    let e = err(&|t| t.replacen("lion_line = \"Q3\"", "lion_line = \"Q\"", 1));
+    assert!(e.contains("pieces[2].lion_line"), "{e}");
+    // Promotion by capture has no zone.
+    let e = err(&|t| t.replace("moves = \"capture\"", "moves = \"capture\"\nzone_depth = 3"));
+    assert!(e.contains("promotion.zone_depth"), "{e}");
+    // Without the line power, the Lion Dog only jumps: the test board's captures on the way
+    // are gone (the break a test must catch).
+    let plain = lion_dogs_edited(|t| t.replacen("lion_line = \"Q3\"\n", "", 1)).unwrap();
+    let p = position(
+        &plain,
+        &[
+            ("9i", "K"),
+            ("5e", "D"),
+            ("5d", "p"),
+            ("5c", "p"),
+            ("1b", "k"),
+        ],
+        "b",
+    );
+    assert_eq!(moves_with(&p, "5e").len(), 24);
 }

@@ -98,6 +98,13 @@ fn check_usi_roundtrip(p: &Position, full: bool, seen: &mut Seen) {
                 let name = |s: Square| v.square_name(s as usize);
                 assert_eq!(usi, format!("{}{}{}", name(from), name(via), name(to)));
             }
+            Move::Line { from, to } => {
+                seen.doubles += 1;
+                let name = |s: usize| v.square_name(s);
+                let [a, b] = Move::line_vias(from, to);
+                let ends = [from, to].map(|s| name(s as usize));
+                assert_eq!(usi, format!("{}{}{}{}", ends[0], name(a), name(b), ends[1]));
+            }
         }
         seen.moves += 1;
     }

@@ -150,7 +150,9 @@ pub fn move16(pos: &Position, mv: Move) -> u16 {
                 | (dlshogi::square(from as usize) as u16) << 7
                 | u16::from(promote) << 14
         }
-        Move::Double { .. } => unreachable!("standard shogi has no two-step moves"),
+        Move::Double { .. } | Move::Line { .. } => {
+            unreachable!("standard shogi has no moves of several steps")
+        }
         Move::Drop { kind, to } => {
             let token = v.kind_token(kind);
             let t = DROP_TYPES.iter().position(|&d| d == token).unwrap_or(0);
