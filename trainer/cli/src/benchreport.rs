@@ -46,6 +46,7 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
         ("hasami", None, 4),
         ("dai-hasami", None, 4),
         ("tenjiku", None, 4),
+        ("dai-dai", None, 3),
     ] {
         let (n, s) = perft_ours(variant, depth, repeat)?;
         row(variant, depth, n, s);

@@ -102,6 +102,7 @@ fn tiny_runs_of_the_family_variants_complete() {
         "hasami",
         "dai-hasami",
         "tenjiku",
+        "dai-dai",
     ] {
         tiny_run(&dir, variant, variant);
         let o = trainer(&["check", "--explain", variant]);
@@ -111,7 +112,7 @@ fn tiny_runs_of_the_family_variants_complete() {
             "{variant}: {text}"
         );
         // The Lion's two-step moves have policy planes of their own.
-        if variant == "chu" || variant == "dai" || variant == "tenjiku" {
+        if ["chu", "dai", "tenjiku", "dai-dai"].contains(&variant) {
             assert!(text.contains("two-step move types"), "{text}");
         }
     }

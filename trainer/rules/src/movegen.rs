@@ -72,18 +72,7 @@ impl<S: SquareIndex, const W: usize, const N: usize> Ctx<'_, S, W, N> {
                     !attacked::<S, _>(s.v, &s.scratch, k, s.them)
                 })
             }
-            Move::Line { from, to } => {
-                let [v1, v2] = Move::line_vias(from, to);
-                let (from, to) = (from as usize, to as usize);
-                let k = if from == ksq { to } else { ksq };
-                let at_v2 = self.scratch[v2];
-                self.scratch[v2] = Piece::EMPTY;
-                let ok = self.with_double(from, v1, to, |s| {
-                    !attacked::<S, _>(s.v, &s.scratch, k, s.them)
-                });
-                self.scratch[v2] = at_v2;
-                ok
-            }
+            Move::Line { from, to } => self.line_safe(from, to, ksq),
             Move::Drop { kind, to } => {
                 let to = to as usize;
                 self.scratch[to] = Piece::new(self.us, kind);
@@ -92,6 +81,22 @@ impl<S: SquareIndex, const W: usize, const N: usize> Ctx<'_, S, W, N> {
                 ok
             }
         }
+    }
+
+    /// [`Ctx::safe`] for a [`Move::Line`] (kept out of line: the common moves' test stays small).
+    #[cold]
+    #[inline(never)]
+    fn line_safe(&mut self, from: Square, to: Square, ksq: usize) -> bool {
+        let [v1, v2] = Move::line_vias(from, to);
+        let (from, to) = (from as usize, to as usize);
+        let k = if from == ksq { to } else { ksq };
+        let at_v2 = self.scratch[v2];
+        self.scratch[v2] = Piece::EMPTY;
+        let ok = self.with_double(from, v1, to, |s| {
+            !attacked::<S, _>(s.v, &s.scratch, k, s.them)
+        });
+        self.scratch[v2] = at_v2;
+        ok
     }
 
     /// Runs `f` on the scratch board with the two-step move `from`-`via`-`to` made.
@@ -242,6 +247,7 @@ impl<S: SquareIndex, const W: usize, const N: usize> Ctx<'_, S, W, N> {
     /// `kind` on `from`, moving as `moves_as`: those that take pieces on the way (the plain
     /// jumps are Betza moves), except those its two-step moves already make.
     #[cold]
+    #[inline(never)]
     fn add_lion_lines(
         &mut self,
         out: &mut Vec<Move>,
@@ -696,18 +702,16 @@ impl Position {
                 if v.has_legs && !v.kinds[kind as usize].legs.is_empty() {
                     ctx.add_doubles(out, kind, from, us_unarmed);
                 }
-                if v.has_powers && v.kinds[moves_as as usize].powers.moves() {
+                if v.has_powers && v.kinds[moves_as as usize].powers.any_moves() {
                     self.power_moves(ctx, out, (kind, moves_as), from, first, us_unarmed);
-                }
-                if v.has_lion_lines && !v.kinds[moves_as as usize].powers.lion_line.is_empty() {
-                    ctx.add_lion_lines(out, (kind, moves_as), from, us_unarmed);
                 }
             }
         }
     }
 
     /// Adds the moves the powers of the piece on `from` (of `kinds`: its own and the one it
-    /// moves as) give beyond those already added since `out[first]`.
+    /// moves as) give beyond those already added since `out[first]`: the moves of its Lion
+    /// power along a line, and the targets of its other powers.
     #[cold]
     #[inline(never)]
     fn power_moves<S: SquareIndex, const W: usize, const N: usize>(
@@ -719,6 +723,13 @@ impl Position {
         first: usize,
         unarmed: bool,
     ) {
+        let powers = &ctx.v.kinds[kinds.1 as usize].powers;
+        if !powers.lion_line.is_empty() {
+            ctx.add_lion_lines(out, kinds, from, unarmed);
+        }
+        if !powers.moves() {
+            return;
+        }
         let mut done = SquareSet::EMPTY;
         for mv in &out[first..] {
             if let Move::Normal { to, .. } = mv {

@@ -364,6 +364,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "tenjiku",
         include_str!("../../../configs/variants/tenjiku.toml"),
     ),
+    (
+        "dai-dai",
+        include_str!("../../../configs/variants/dai-dai.toml"),
+    ),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).

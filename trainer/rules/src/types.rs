@@ -102,6 +102,13 @@ pub enum Move {
         /// Square reached by the second step.
         to: Square,
     },
+    /// A piece from the hand is placed on an empty square.
+    Drop {
+        /// Kind dropped (always an unpromoted kind).
+        kind: Kind,
+        /// Square dropped on.
+        to: Square,
+    },
     /// A piece makes three steps along one line (the Lion Dog's Lion power, `lion_line`): it
     /// passes the two squares between `from` and `to`, taking the enemy pieces on both, and
     /// ends on `to`, three squares away. Never promotes by itself. The squares between are
@@ -110,13 +117,6 @@ pub enum Move {
         /// Square left.
         from: Square,
         /// Square reached, three steps along the line.
-        to: Square,
-    },
-    /// A piece from the hand is placed on an empty square.
-    Drop {
-        /// Kind dropped (always an unpromoted kind).
-        kind: Kind,
-        /// Square dropped on.
         to: Square,
     },
 }

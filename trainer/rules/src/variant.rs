@@ -155,6 +155,11 @@ impl Powers {
             || !self.hook.is_empty()
     }
 
+    /// Whether the kind has a power that makes moves, the Lion power along a line included.
+    pub fn any_moves(&self) -> bool {
+        self.moves() || !self.lion_line.is_empty()
+    }
+
     /// Whether the kind has any power.
     pub fn any(&self) -> bool {
         self.moves() || self.burn || !self.lion_line.is_empty()

@@ -292,12 +292,13 @@ fn random_playout_positions_roundtrip() {
             check_usi_roundtrip(&p, true, &mut seen);
         }
         assert!(seen.moves > 1000, "{name}: only {} moves seen", seen.moves);
-        // Sho has no drops; Kyoto's and Micro's pieces turn over without a promoting move.
+        // Sho has no drops; Kyoto's and Micro's pieces turn over without a promoting move, and
+        // Dai-dai's promote by capture, without one too.
         assert!(seen.drops > 0 || !v.drops, "{name}: no drop seen");
-        let flips = v
-            .kinds
-            .iter()
-            .all(|k| k.promotion != rules::PromotionMode::Optional);
+        let flips = v.promote_by_capture
+            || v.kinds
+                .iter()
+                .all(|k| k.promotion != rules::PromotionMode::Optional);
         assert!(
             seen.promotions > 0 || name == "hand" || flips,
             "{name}: no promotion seen"

@@ -79,6 +79,7 @@ fn the_verdict_is_that_of_outcome_over_random_games() {
         "dai-hasami",
         "chu",
         "tenjiku",
+        "dai-dai",
     ] {
         let v = builtin(name);
         for _game in 0..12 {
