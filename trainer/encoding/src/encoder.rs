@@ -451,7 +451,8 @@ impl Encoder {
         self.first_drop_plane() + self.drop_planes()
     }
 
-    /// The two-step move types (first step, whole offset), mover's view, in plane order.
+    /// The move types of several steps (first step, whole offset; a first step of `(0, 0)`:
+    /// three steps along the line, [`Move::Line`]), mover's view, in plane order.
     pub fn doubles(&self) -> &[DoubleType] {
         &self.doubles
     }
@@ -831,11 +832,14 @@ impl Encoder {
             );
         }
         for (d, &((x1, y1), (x, y))) in self.doubles.iter().enumerate() {
-            let _ = writeln!(
-                s,
-                "  {:3}      ({x1:+}, {y1:+}) then to ({x:+}, {y:+})",
-                2 * self.move_types.len() + d
-            );
+            let plane = 2 * self.move_types.len() + d;
+            let _ = match (x1, y1) == LINE {
+                true => writeln!(
+                    s,
+                    "  {plane:3}      three steps to ({x:+}, {y:+}), taking on both squares between"
+                ),
+                false => writeln!(s, "  {plane:3}      ({x1:+}, {y1:+}) then to ({x:+}, {y:+})"),
+            };
         }
         for (h, &k) in self.drop_plane_kinds().iter().enumerate() {
             let _ = writeln!(
