@@ -838,7 +838,10 @@ impl Encoder {
                     s,
                     "  {plane:3}      three steps to ({x:+}, {y:+}), taking on both squares between"
                 ),
-                false => writeln!(s, "  {plane:3}      ({x1:+}, {y1:+}) then to ({x:+}, {y:+})"),
+                false => writeln!(
+                    s,
+                    "  {plane:3}      ({x1:+}, {y1:+}) then to ({x:+}, {y:+})"
+                ),
             };
         }
         for (h, &k) in self.drop_plane_kinds().iter().enumerate() {

@@ -27,6 +27,18 @@ fn on_board(v: &Variant, x: i32, y: i32) -> bool {
     x >= 0 && y >= 0 && x < v.files as i32 && y < v.ranks as i32
 }
 
+/// The MOVE/CAPTURE modes of a leap atom (a leap jumps: it needs no hop).
+fn atom_mode(a: &MoveAtom) -> u8 {
+    let mut mode = 0;
+    if a.can_move && a.hops & 1 != 0 {
+        mode |= MOVE;
+    }
+    if a.can_capture && a.hops & 1 != 0 {
+        mode |= CAPTURE;
+    }
+    mode
+}
+
 /// A kind's atoms for colour `c` as rays merged per direction and leaps merged per vector
 /// (minus what a ray already gives at distance one).
 fn merge_moves(dirs: &[(i8, i8)], c: Color, katoms: &[MoveAtom]) -> (Vec<RayMove>, Vec<BoardLeap>) {
@@ -63,13 +75,7 @@ fn merge_moves(dirs: &[(i8, i8)], c: Color, katoms: &[MoveAtom]) -> (Vec<RayMove
     let mut leaps: Vec<BoardLeap> = Vec::new();
     for a in katoms.iter().filter(|a| a.range == 1) {
         let bv = board_vec(c, a.dx, a.dy);
-        let mut mode = 0;
-        if a.can_move && a.hops & 1 != 0 {
-            mode |= MOVE;
-        }
-        if a.can_capture && a.hops & 1 != 0 {
-            mode |= CAPTURE;
-        }
+        let mut mode = atom_mode(a);
         if let Some(r) = rays.iter().find(|r| dirs[r.dir as usize] == bv) {
             if r.move_range[0] >= 1 {
                 mode &= !MOVE;
@@ -78,23 +84,40 @@ fn merge_moves(dirs: &[(i8, i8)], c: Color, katoms: &[MoveAtom]) -> (Vec<RayMove
                 mode &= !CAPTURE;
             }
         }
-        // A jump to the second square of a ride (`QD`, the lion hawk's `BA`) is the ride's own
-        // move when the first square is empty: it becomes the ride's jump over one piece there,
-        // so that the move is not generated twice.
-        let half = (bv.0 / 2, bv.1 / 2);
-        let doubled = (half.0 * 2, half.1 * 2) == bv && half.0.abs().max(half.1.abs()) == 1;
+        // A jump to the k-th square of a ride (`QD`, the lion hawk's `BA`, a Lion Dog's `KADGH`
+        // with a queen's ride) is the ride's own move when the squares before it are empty: it
+        // becomes the ride's jump over the pieces there, so that the move is not generated
+        // twice. Past the second square this needs the jumps to every nearer square of the line
+        // too (after one hop the ride may then stop anywhere up to the k-th square).
+        let k = bv.0.abs().max(bv.1.abs());
+        let unit = (bv.0 / k.max(1), bv.1 / k.max(1));
+        let straight = k >= 2 && (unit.0 * k, unit.1 * k) == bv && k as usize <= MAX_HOPS + 1;
+        let nearer = |m: u8| {
+            (2..k).all(|j| {
+                katoms.iter().any(|b| {
+                    b.range == 1
+                        && board_vec(c, b.dx, b.dy) == (unit.0 * j, unit.1 * j)
+                        && atom_mode(b) & m == m
+                })
+            })
+        };
         if let Some(r) = rays
             .iter_mut()
-            .find(|r| doubled && dirs[r.dir as usize] == half)
+            .find(|r| straight && dirs[r.dir as usize] == unit)
         {
-            if mode & MOVE != 0 && r.move_range[0] >= 2 {
-                r.move_range[1] = r.move_range[1].max(2);
-                r.max_hop = r.max_hop.max(1);
+            let k = k as u8;
+            if mode & MOVE != 0 && r.move_range[0] >= k && nearer(MOVE) {
+                for h in 1..k as usize {
+                    r.move_range[h] = r.move_range[h].max(k);
+                }
+                r.max_hop = r.max_hop.max(k - 1);
                 mode &= !MOVE;
             }
-            if mode & CAPTURE != 0 && r.cap_range[0] >= 2 {
-                r.cap_range[1] = r.cap_range[1].max(2);
-                r.max_hop = r.max_hop.max(1);
+            if mode & CAPTURE != 0 && r.cap_range[0] >= k && nearer(CAPTURE) {
+                for h in 1..k as usize {
+                    r.cap_range[h] = r.cap_range[h].max(k);
+                }
+                r.max_hop = r.max_hop.max(k - 1);
                 mode &= !CAPTURE;
             }
         }

@@ -394,3 +394,31 @@ fn broken_lion_line_and_capture_promotion_configs_are_refused() {
     );
     assert_eq!(moves_with(&p, "5e").len(), 24);
 }
+
+#[test]
+fn a_jump_along_a_ride_is_generated_once() {
+    // The test board's promoted Lion Dog rides as a queen and jumps to the second and third
+    // squares of each line (`QADGH`): on 5e of an empty board its jumps are the ride's own
+    // squares, 32 moves each once. With its own pawns on 5d and 5c the ride up stops, and the
+    // jump over both reaches 5b: 32 - 4 + 1.
+    let v = lion_dogs();
+    let p = position(&v, &[("9h", "K"), ("5e", "+D"), ("1b", "k")], "b");
+    let all: Vec<String> = p.legal_moves().iter().map(|&m| p.move_to_usi(m)).collect();
+    let from_5e = all.iter().filter(|m| m.starts_with("5e")).count();
+    assert_eq!(from_5e, 32, "{all:?}");
+    assert_eq!(moves_with(&p, "5e").len(), 32, "each once");
+    let p = position(
+        &v,
+        &[
+            ("9h", "K"),
+            ("5e", "+D"),
+            ("5d", "P"),
+            ("5c", "P"),
+            ("1b", "k"),
+        ],
+        "b",
+    );
+    assert_eq!(moves_with(&p, "5e").len(), 29);
+    assert_legal(&p, "5e5b");
+    assert_illegal(&p, "5e5a");
+}
