@@ -85,6 +85,9 @@ pub struct Encoder {
     kinds: usize,
     /// Move types `(dx, dy)`, Betza convention from the mover's side, sorted.
     move_types: Vec<(i8, i8)>,
+    /// Policy planes per move type: 2 (plain, promoting), or 1 where no move chooses to
+    /// promote (promotion by capture happens by itself).
+    promote_planes: usize,
     /// Two-step move types: first step and whole offset, mover's view, Betza convention.
     doubles: Vec<DoubleType>,
     /// `type_of[(dy + ranks - 1) * (2 * files - 1) + dx + files - 1]`: index into `move_types`
@@ -273,6 +276,9 @@ impl Encoder {
             }
         }
         let hand_scale = counts.iter().map(|&c| c.max(1) as f32).collect();
+        // Variants that promote by capture never choose: one plane per move type (the others
+        // keep the promoting planes, so that their trained networks stay valid).
+        let promote_planes = if variant.promote_by_capture { 1 } else { 2 };
         Encoder {
             kinds: variant.kinds.len(),
             variant,
@@ -280,6 +286,7 @@ impl Encoder {
             files,
             ranks,
             move_types,
+            promote_planes,
             doubles,
             type_of,
             hand_scale,
@@ -301,20 +308,21 @@ impl Encoder {
             let (plane, sq) = (index / n, index % n);
             let (x, y) = self.xy(sq);
             let sq = y as usize * self.files + (self.files - 1 - x as usize);
-            let plane = if plane < 2 * types {
-                let (dx, dy) = self.move_types[plane / 2];
+            let pp = self.promote_planes;
+            let plane = if plane < pp * types {
+                let (dx, dy) = self.move_types[plane / pp];
                 match self.type_index(-dx as isize, dy as isize) {
-                    Some(t) => 2 * t + plane % 2,
+                    Some(t) => pp * t + plane % pp,
                     None => return self,
                 }
             } else if plane < self.first_drop_plane() {
-                let ((x1, y1), (x2, y2)) = self.doubles[plane - 2 * types];
+                let ((x1, y1), (x2, y2)) = self.doubles[plane - pp * types];
                 match self
                     .doubles
                     .iter()
                     .position(|&d| d == ((-x1, y1), (-x2, y2)))
                 {
-                    Some(d) => 2 * types + d,
+                    Some(d) => pp * types + d,
                     None => return self,
                 }
             } else {
@@ -459,7 +467,7 @@ impl Encoder {
 
     /// The first drop plane: after the board moves and the two-step moves.
     fn first_drop_plane(&self) -> usize {
-        2 * self.move_types.len() + self.doubles.len()
+        self.promote_planes * self.move_types.len() + self.doubles.len()
     }
 
     /// (x, y) of an oriented square.
@@ -627,7 +635,7 @@ impl Encoder {
                         self.variant.name
                     )
                 });
-                (t * 2 + promote as usize) * n + from
+                (t * self.promote_planes + promote as usize) * n + from
             }
             Move::Double { from, via, to } => {
                 let [f, w, t] = [from, via, to].map(|s| self.xy(self.orient(us, s as usize)));
@@ -666,7 +674,7 @@ impl Encoder {
                     self.variant.name
                 )
             });
-        2 * self.move_types.len() + d
+        self.promote_planes * self.move_types.len() + d
     }
 
     /// The move of `pos`'s side to move at a policy index, or `None` when the index is out of
@@ -679,8 +687,9 @@ impl Encoder {
         let n = self.squares();
         let (plane, sq) = (index / n, index % n);
         let types = self.move_types.len();
-        if plane < 2 * types {
-            let (dx, dy) = self.move_types[plane / 2];
+        let pp = self.promote_planes;
+        if plane < pp * types {
+            let (dx, dy) = self.move_types[plane / pp];
             let (fx, fy) = ((sq % self.files) as isize, (sq / self.files) as isize);
             let (tx, ty) = (fx + dx as isize, fy - dy as isize);
             if tx < 0 || ty < 0 || tx >= self.files as isize || ty >= self.ranks as isize {
@@ -690,10 +699,10 @@ impl Encoder {
             Some(Move::Normal {
                 from: self.orient(us, sq) as Square,
                 to: self.orient(us, to) as Square,
-                promote: plane % 2 == 1,
+                promote: plane % pp == 1,
             })
         } else if plane < self.first_drop_plane() {
-            let ((x1, y1), (x, y)) = self.doubles[plane - 2 * types];
+            let ((x1, y1), (x, y)) = self.doubles[plane - pp * types];
             let (fx, fy) = self.xy(sq);
             let to = self.at(fx + x as isize, fy - y as isize)?;
             if (x1, y1) == LINE {
@@ -806,10 +815,14 @@ impl Encoder {
             };
             let _ = writeln!(s, "  {i:3}  {name}{note}");
         }
+        let plane = match self.promote_planes {
+            2 => "type * 2 + promote",
+            _ => "type; no move chooses to promote",
+        };
         let _ = writeln!(
             s,
-            "Policy: {} planes x {} squares = {} (plane = type * 2 + promote, index = plane * {} \
-             + from square; drops at the destination)",
+            "Policy: {} planes x {} squares = {} (plane = {plane}, index = plane * {} + from \
+             square; drops at the destination)",
             self.policy_planes(),
             self.squares(),
             self.policy_len(),
@@ -821,7 +834,10 @@ impl Encoder {
             self.move_types.len()
         );
         for (t, &(dx, dy)) in self.move_types.iter().enumerate() {
-            let _ = writeln!(s, "  {:3}/{:3}  ({dx:+}, {dy:+})", 2 * t, 2 * t + 1);
+            let _ = match self.promote_planes {
+                2 => writeln!(s, "  {:3}/{:3}  ({dx:+}, {dy:+})", 2 * t, 2 * t + 1),
+                _ => writeln!(s, "  {t:3}      ({dx:+}, {dy:+})"),
+            };
         }
         if !self.doubles.is_empty() {
             let _ = writeln!(
@@ -832,7 +848,7 @@ impl Encoder {
             );
         }
         for (d, &((x1, y1), (x, y))) in self.doubles.iter().enumerate() {
-            let plane = 2 * self.move_types.len() + d;
+            let plane = self.promote_planes * self.move_types.len() + d;
             let _ = match (x1, y1) == LINE {
                 true => writeln!(
                     s,
@@ -1191,6 +1207,28 @@ mod tests {
             assert_eq!(spec.drop_kinds.len(), enc.variant().hand_kinds.len());
             assert!(enc.explain().contains(&format!("{} planes", planes)));
         }
+    }
+
+    #[test]
+    fn promotion_by_capture_has_one_policy_plane_per_move_type() {
+        // Dai-dai shogi promotes by capture, never by choice: move types, then the moves of
+        // several steps (the Lion's, the Lion Dog's), and no drops.
+        let enc = encoder("dai-dai");
+        let (types, doubles) = (enc.move_types().len(), enc.doubles().len());
+        assert_eq!(enc.policy_planes(), types + doubles);
+        assert!(enc
+            .explain()
+            .contains("plane = type; no move chooses to promote"));
+        // A board move's index is its type's plane at its origin.
+        let pos = Position::start(enc.variant().clone());
+        for (index, mv) in enc.legal_indices(&pos) {
+            if let Move::Normal { .. } = mv {
+                assert!(index / enc.squares() < types, "{mv:?}");
+            }
+        }
+        // Shogi keeps its promoting planes.
+        let shogi = encoder("shogi");
+        assert_eq!(shogi.policy_planes(), 2 * shogi.move_types().len() + 7);
     }
 
     #[test]

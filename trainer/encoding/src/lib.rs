@@ -17,10 +17,12 @@
 //!
 //! Policy, shape `[P, ranks, files]` with `P = 2 * move_types + doubles + hand_kinds`: a board
 //! move is `(move type, promotion)` at plane `type * 2 + promote`, at its origin square; a
-//! two-step move (Chu shogi's Lion) is at plane `2 * move_types + d`, `d` its (first step,
-//! whole offset) type, at its origin square; a drop of the hand kind `h` is at plane
-//! `2 * move_types + doubles + h`, at its destination square (where a variant drops pieces
-//! promoted side up too, those drops follow at `... + hand_kinds + h`).
+//! move of several steps (Chu shogi's Lion; the Lion Dog's three steps along a line, first
+//! step `(0, 0)`) is at plane `2 * move_types + d`, `d` its (first step, whole offset) type,
+//! at its origin square; a drop of the hand kind `h` is at plane `2 * move_types + doubles +
+//! h`, at its destination square (where a variant drops pieces promoted side up too, those
+//! drops follow at `... + hand_kinds + h`). A variant that promotes by capture (Dai-dai shogi)
+//! has no promotion to choose: one plane per move type, `1 * move_types` for `2 * move_types`.
 //! Squares are in the
 //! mover's orientation. Move types are the distinct offsets `(dx, dy)` any piece of the variant
 //! can make on the board, in Betza convention from the mover's side (`dy > 0` forward, `dx > 0`
