@@ -248,6 +248,18 @@ impl Position {
         }
     }
 
+    /// Takes the piece on `sq`, if any, into `us`'s hand (a capture by a move's step), and
+    /// returns it (empty when there was none).
+    #[inline(always)]
+    fn capture_on(&mut self, us: Color, sq: usize) -> Piece {
+        let p = self.board[sq];
+        if !p.is_empty() {
+            self.take(sq);
+            self.add_to_hand(us, p);
+        }
+        p
+    }
+
     /// The piece `p` that just moved as it lands: promoted if the variant promotes by capture
     /// (`promotion.moves = "capture"`), the move took a piece (`took`) and `p` can promote.
     #[inline(always)]
@@ -299,17 +311,9 @@ impl Position {
             Move::Double { from, via, to } => {
                 let (from, via, to) = (from as usize, via as usize, to as usize);
                 let p = self.take(from);
-                captured_via = self.board[via];
-                if !captured_via.is_empty() {
-                    self.take(via);
-                    self.add_to_hand(us, captured_via);
-                }
+                captured_via = self.capture_on(us, via);
                 // `to` may be `from` (now empty): a capture without moving, or a pass.
-                let cap = self.board[to];
-                if !cap.is_empty() {
-                    self.take(to);
-                    self.add_to_hand(us, cap);
-                }
+                let cap = self.capture_on(us, to);
                 let took = !cap.is_empty() || !captured_via.is_empty();
                 self.put(to, self.promoted_by_capture(p, took));
                 (cap, p)
@@ -318,24 +322,14 @@ impl Position {
                 let (from, to) = (from as usize, to as usize);
                 let [v1, v2] = Move::line_vias(from as Square, to as Square);
                 let p = self.take(from);
-                captured_via = self.board[v1];
-                if !captured_via.is_empty() {
-                    self.take(v1);
-                    self.add_to_hand(us, captured_via);
-                }
+                captured_via = self.capture_on(us, v1);
                 // The second piece taken on the way is undone with the side captures.
-                let second = self.board[v2];
+                let second = self.capture_on(us, v2);
                 if !second.is_empty() {
-                    self.take(v2);
-                    self.add_to_hand(us, second);
                     self.side_captured.push((v2 as Square, second));
                     line_captures = 1;
                 }
-                let cap = self.board[to];
-                if !cap.is_empty() {
-                    self.take(to);
-                    self.add_to_hand(us, cap);
-                }
+                let cap = self.capture_on(us, to);
                 let took = !cap.is_empty() || !captured_via.is_empty() || line_captures > 0;
                 self.put(to, self.promoted_by_capture(p, took));
                 (cap, p)
