@@ -100,6 +100,7 @@ impl Compiler<'_> {
         let pieces = spec.pieces.as_deref().unwrap_or_default();
         let mut kinds = self.parse_kinds(pieces, rules.ranks)?;
         self.link_captured_as(pieces, &mut kinds.kinds)?;
+        self.link_contagion(pieces, &mut kinds.kinds)?;
         let hand_kinds = hand_kinds(&mut kinds.kinds, pieces.len(), &rules);
         self.check_kind_rules(&spec, &rules, &mut kinds.kinds)?;
         let has_hoppers = kinds.atoms.iter().flatten().any(|a| a.hops != 1);
@@ -356,6 +357,7 @@ impl Compiler<'_> {
             last_rank_betza: p.last_rank_betza.clone(),
             move_max_per_file: p.move_max_per_file,
             captured_as: i as Kind,
+            contagion: None,
             powers,
         };
         Ok((kind, atoms, extra, d))
@@ -413,6 +415,7 @@ impl Compiler<'_> {
             last_rank_betza: None,
             move_max_per_file: None,
             captured_as: i as Kind,
+            contagion: None,
             powers,
         };
         Ok((kind, atoms))
@@ -576,6 +579,26 @@ impl Compiler<'_> {
             return Err(self.err(key, "two-step moves are not supported here"));
         }
         Ok(atoms)
+    }
+
+    /// Sets the kind a captor of each contagious piece (either side of it) becomes: its
+    /// promoted form, which must exist and not be royal.
+    fn link_contagion(&self, pieces: &[PieceSpec], kinds: &mut [KindInfo]) -> Result<()> {
+        for (i, _) in pieces.iter().enumerate().filter(|(_, p)| p.contagious) {
+            let key = format!("pieces[{i}].contagious");
+            let Some(to) = kinds[i].promotes_to else {
+                return Err(self.err(&key, "needs a promoted form for the captor to become"));
+            };
+            if kinds[to as usize].royal {
+                return Err(self.err(
+                    &key,
+                    "its promoted form is royal; a captor cannot become it",
+                ));
+            }
+            kinds[i].contagion = Some(to);
+            kinds[to as usize].contagion = Some(to);
+        }
+        Ok(())
     }
 
     /// Sets each kind's `captured_as` from `pieces[].captured_as`; promoted forms follow their
@@ -748,6 +771,7 @@ fn unbuilt(
         has_powers: kinds.iter().any(|k| k.powers.any()),
         has_burns: kinds.iter().any(|k| k.powers.burn),
         has_lion_lines: kinds.iter().any(|k| !k.powers.lion_line.is_empty()),
+        has_contagion: kinds.iter().any(|k| k.contagion.is_some()),
         kinds,
         hand_kinds,
         zone_depth: r.zone_depth,

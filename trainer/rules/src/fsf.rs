@@ -1278,6 +1278,17 @@ impl<'a> Exporter<'a> {
                     .to_string(),
             );
         }
+        for k in v
+            .kinds
+            .iter()
+            .filter(|k| !k.promoted && k.contagion.is_some())
+        {
+            self.refuse(format!(
+                "piece {} ({}) is contagious (pieces[].contagious): its captor becomes its promoted \
+                 form; Fairy-Stockfish 11.1 has no such rule",
+                k.letter, k.name
+            ));
+        }
         if v.promote_by_capture {
             self.refuse(
                 "promotion.moves = \"capture\": every capture promotes, anywhere; Fairy-Stockfish \

@@ -260,6 +260,21 @@ impl Position {
         p
     }
 
+    /// What the non-royal piece `p` becomes for taking one of `victims` that is contagious
+    /// (`pieces[].contagious`), if any.
+    #[inline(always)]
+    fn contagion(&self, p: Piece, victims: [Piece; 3]) -> Option<Piece> {
+        let v = &self.variant;
+        if !v.has_contagion || v.kinds[p.kind() as usize].royal {
+            return None;
+        }
+        let caught = victims.iter().filter(|x| !x.is_empty());
+        let k = caught
+            .filter_map(|x| v.kinds[x.kind() as usize].contagion)
+            .next()?;
+        Some(Piece::new(p.color(), k))
+    }
+
     /// The piece `p` that just moved as it lands: promoted if the variant promotes by capture
     /// (`promotion.moves = "capture"`), the move took a piece (`took`) and `p` can promote.
     #[inline(always)]
@@ -291,7 +306,9 @@ impl Position {
                     self.add_to_hand(us, cap);
                 }
                 let v = &self.variant;
-                let np = if v.promote_by_capture {
+                let np = if let Some(q) = self.contagion(p, [cap, Piece::EMPTY, Piece::EMPTY]) {
+                    q
+                } else if v.promote_by_capture {
                     self.promoted_by_capture(p, !cap.is_empty())
                 } else if promote {
                     let pk = v.kinds[p.kind() as usize].promotes_to.unwrap_or(p.kind());
@@ -315,7 +332,11 @@ impl Position {
                 // `to` may be `from` (now empty): a capture without moving, or a pass.
                 let cap = self.capture_on(us, to);
                 let took = !cap.is_empty() || !captured_via.is_empty();
-                self.put(to, self.promoted_by_capture(p, took));
+                let lands = match self.contagion(p, [cap, captured_via, Piece::EMPTY]) {
+                    Some(q) => q,
+                    None => self.promoted_by_capture(p, took),
+                };
+                self.put(to, lands);
                 (cap, p)
             }
             Move::Line { from, to } => {
@@ -331,7 +352,11 @@ impl Position {
                 }
                 let cap = self.capture_on(us, to);
                 let took = !cap.is_empty() || !captured_via.is_empty() || line_captures > 0;
-                self.put(to, self.promoted_by_capture(p, took));
+                let lands = match self.contagion(p, [cap, captured_via, second]) {
+                    Some(q) => q,
+                    None => self.promoted_by_capture(p, took),
+                };
+                self.put(to, lands);
                 (cap, p)
             }
             Move::Drop { kind, to } => {

@@ -117,6 +117,11 @@ pub struct PieceSpec {
     /// When this piece is captured, the captor gets a piece of this letter in hand instead
     /// (Whale shogi's porpoise becomes a killer whale); the piece itself is never in hand.
     pub captured_as: Option<String>,
+    /// A piece that takes this one or its promoted form becomes that promoted form at once,
+    /// unless it is royal (then it promotes as on any capture): Maka dai-dai shogi's Deva and
+    /// Dark Spirit make their captors Teaching Kings and Buddhist Spirits. Needs `promoted`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contagious: bool,
     /// Rank for range captures (Tenjiku shogi's generals): a piece with `range_capture` jumps
     /// only pieces of a lower rank (royal pieces outrank every other); 0 or absent: none.
     pub rank: Option<u8>,

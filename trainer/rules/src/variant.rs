@@ -120,6 +120,9 @@ pub struct KindInfo {
     /// The kind the captor gets in hand when this one is captured (its unpromoted kind unless
     /// `captured_as` says otherwise); also the kind it counts as in material totals.
     pub captured_as: Kind,
+    /// The kind a non-royal piece becomes when it takes one of this kind (`contagious`: the
+    /// promoted form of this kind's unpromoted side).
+    pub contagion: Option<Kind>,
     /// Powers beyond its Betza moves (the large variants' range captures, area moves, skipping
     /// rides and burning).
     pub powers: Powers,
@@ -320,6 +323,8 @@ pub struct Variant {
     pub promote_by_capture: bool,
     /// Some kind has Lion power along a line ([`Powers::lion_line`]).
     pub has_lion_lines: bool,
+    /// Some kind is contagious ([`KindInfo::contagion`]).
+    pub has_contagion: bool,
 
     pub(crate) n: usize,
     /// Two-step moves per (colour, kind) as board vectors: first step, whether it captures,

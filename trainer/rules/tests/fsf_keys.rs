@@ -73,6 +73,7 @@ fn entries() -> Vec<Entry> {
         e("pieces[P].last_rank_betza", shogi, json!("bW"), Rule),
         e("pieces[P].move_max_per_file", shogi, json!(1), Rule),
         e("pieces[S].captured_as", shogi, json!("G"), Rule),
+        e("pieces[S].contagious", shogi, json!(true), Rule),
         e("promotion.zone_depth", shogi, json!(2), Rule),
         e("promotion.forbid_immobile", shogi, json!(false), Rule),
         e("promotion.moves", shogi, json!("entering"), Rule),

@@ -422,3 +422,75 @@ fn a_jump_along_a_ride_is_generated_once() {
     assert_legal(&p, "5e5b");
     assert_illegal(&p, "5e5a");
 }
+
+/// The Lion Dog test board with a contagious deva `E` (its promoted form the teaching king,
+/// the test board's `QADGH` Lion Dog), `contagious` set as given.
+fn with_deva(contagious: &str) -> Result<Arc<Variant>, rules::Error> {
+    lion_dogs_edited(|t| {
+        format!(
+            "{t}\n[[pieces]]\nletter = \"E\"\nname = \"deva\"\nbetza = \"fFsW\"\n{contagious}\n\
+             promoted = {{ name = \"teaching king\", betza = \"QADGH\", lion_line = \"Q3\" }}\n"
+        )
+    })
+}
+
+#[test]
+fn a_contagious_piece_makes_its_captor_its_promoted_form() {
+    let v = with_deva("contagious = true").unwrap();
+    let name = |p: &Position, sq: &str| {
+        let piece = p.piece_at(v.parse_square(sq).unwrap());
+        v.kinds[piece.kind() as usize].name.clone()
+    };
+    // A pawn that takes the deva becomes a teaching king, not a gold.
+    let mut p = position(
+        &v,
+        &[("9i", "K"), ("5e", "P"), ("5d", "e"), ("1a", "k")],
+        "b",
+    );
+    play(&mut p, "5e5d");
+    assert_eq!(name(&p, "5d"), "teaching king");
+    // So does a lion dog taking it on the way (igui), and a pawn taking a teaching king.
+    let mut p = position(
+        &v,
+        &[("9i", "K"), ("5e", "D"), ("5d", "e"), ("1a", "k")],
+        "b",
+    );
+    play(&mut p, "5e5d5e");
+    assert_eq!(name(&p, "5e"), "teaching king");
+    let mut p = position(
+        &v,
+        &[("9i", "K"), ("5e", "P"), ("5d", "+e"), ("1a", "k")],
+        "b",
+    );
+    play(&mut p, "5e5d");
+    assert_eq!(name(&p, "5d"), "teaching king");
+    // A king stays a king; undoing restores the taker.
+    let mut p = position(&v, &[("5e", "K"), ("5d", "e"), ("1a", "k")], "b");
+    play(&mut p, "5e5d");
+    assert_eq!(name(&p, "5d"), "king");
+    p.unmake_move();
+    assert_eq!(
+        (name(&p, "5e"), name(&p, "5d")),
+        ("king".into(), "deva".into())
+    );
+    // Break: without the key the pawn promotes as on any capture, to a gold.
+    let plain = with_deva("").unwrap();
+    let mut p = position(
+        &plain,
+        &[("9i", "K"), ("5e", "P"), ("5d", "e"), ("1a", "k")],
+        "b",
+    );
+    play(&mut p, "5e5d");
+    let piece = p.piece_at(plain.parse_square("5d").unwrap());
+    assert_eq!(plain.kinds[piece.kind() as usize].name, "gold");
+    // A contagious piece needs a promoted form.
+    let e = lion_dogs_edited(|t| {
+        format!("{t}\n[[pieces]]\nletter = \"E\"\nbetza = \"fFsW\"\ncontagious = true\n")
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("pieces[4].contagious") && e.contains("promoted form"),
+        "{e}"
+    );
+}

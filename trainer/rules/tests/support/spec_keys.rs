@@ -12,6 +12,7 @@ pub fn spec_keys() -> BTreeSet<String> {
     let piece = PieceSpec {
         lion: true,
         burn: true,
+        contagious: true,
         promoted: Some(PromotedSpec {
             royal: true,
             lion: true,
