@@ -66,6 +66,7 @@ struct PowerKeys<'a> {
     hook: &'a Option<String>,
     burn: bool,
     lion_line: &'a Option<String>,
+    anywhere: bool,
 }
 
 /// The piece kinds of a variant with their parsed moves, before the tables are derived.
@@ -317,6 +318,7 @@ impl Compiler<'_> {
                 hook: &p.hook,
                 burn: p.burn,
                 lion_line: &p.lion_line,
+                anywhere: p.leap_anywhere,
             },
             &key(""),
         )?;
@@ -380,6 +382,7 @@ impl Compiler<'_> {
                 hook: &pr.hook,
                 burn: pr.burn,
                 lion_line: &pr.lion_line,
+                anywhere: pr.leap_anywhere,
             },
             &format!("pieces[{i}].promoted."),
         )?;
@@ -465,7 +468,8 @@ impl Compiler<'_> {
                 format!("a Lion line has 2 or 3 steps (Q3: the Lion Dog), got {got}"),
             ));
         }
-        Ok(Powers {
+        let mut powers = Powers {
+            anywhere: k.anywhere,
             lion_line,
             hook: hook.iter().map(|&(dx, dy, _)| (dx, dy)).collect(),
             rank,
@@ -473,7 +477,10 @@ impl Compiler<'_> {
             skip_first: skip_first.iter().filter(|r| r.2 != 1).copied().collect(),
             area,
             burn: k.burn,
-        })
+            moving: false,
+        };
+        powers.moving = powers.any_moves();
+        Ok(powers)
     }
 
     /// Checks that a piece with Lion power along a line jumps, by its Betza moves, to every

@@ -1350,6 +1350,9 @@ impl<'a> Exporter<'a> {
             if !p.lion_line.is_empty() {
                 what.push("Lion power along a line (lion_line)".to_string());
             }
+            if p.anywhere {
+                what.push("leaps to any unprotected square (leap_anywhere)".to_string());
+            }
             self.refuse(format!(
                 "piece {}{} ({}): {}; Fairy-Stockfish 11.1 has no such moves",
                 if k.promoted { "+" } else { "" },

@@ -702,7 +702,7 @@ impl Position {
                 if v.has_legs && !v.kinds[kind as usize].legs.is_empty() {
                     ctx.add_doubles(out, kind, from, us_unarmed);
                 }
-                if v.has_powers && v.kinds[moves_as as usize].powers.any_moves() {
+                if v.has_powers && v.kinds[moves_as as usize].powers.moving {
                     self.power_moves(ctx, out, (kind, moves_as), from, first, us_unarmed);
                 }
             }

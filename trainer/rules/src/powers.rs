@@ -105,6 +105,17 @@ pub(crate) fn power_targets(
             }
         }
     }
+    if powers.anywhere {
+        let mover = Piece::new(c, k);
+        for t in (0..v.n).filter(|&t| t != from) {
+            let p = board[t];
+            if p.is_empty()
+                || (p.is_color(them) && !unarmed && !protected(v, board, mover, from, t))
+            {
+                out.insert(t);
+            }
+        }
+    }
     if powers.area > 0 {
         // Breadth first through empty squares; an enemy piece ends a path.
         let mut seen = SquareSet::EMPTY;
@@ -131,6 +142,36 @@ pub(crate) fn power_targets(
         }
     }
     out
+}
+
+/// Whether the piece on `to` would be protected against `mover` (a piece with `leap_anywhere`)
+/// taking it from `from`: with `mover` there, a piece of the other side attacks `to`, or the
+/// other side has a piece with `leap_anywhere` and `mover` would stand unprotected on `to`.
+/// Attacks by `leap_anywhere` pieces themselves are left out of both tests (they are the
+/// second condition), so the test does not recurse.
+fn protected(v: &Variant, board: &[Piece], mover: Piece, from: usize, to: usize) -> bool {
+    let (us, them) = (mover.color(), mover.color().flip());
+    let mut after = board.to_vec();
+    after[from] = Piece::EMPTY;
+    after[to] = mover;
+    if attacked_without_leapers(v, &after, to, them) {
+        return true;
+    }
+    let leaper = |p: Piece| p.is_color(them) && v.kinds[p.kind() as usize].powers.anywhere;
+    after.iter().any(|&p| leaper(p)) && !attacked_without_leapers(v, &after, to, us)
+}
+
+/// [`crate::position::attacked`] without the attacks of `by`'s `leap_anywhere` pieces: each
+/// stands in as a piece of the other colour (of the same kind, so that it blocks and ranks
+/// as before).
+fn attacked_without_leapers(v: &Variant, board: &[Piece], sq: usize, by: Color) -> bool {
+    let mut b = board.to_vec();
+    for p in b.iter_mut() {
+        if p.is_color(by) && v.kinds[p.kind() as usize].powers.anywhere {
+            *p = Piece::new(by.flip(), p.kind());
+        }
+    }
+    crate::position::attacked::<Square, [Piece]>(v, &b, sq, by)
 }
 
 /// Adds the squares of a ride from `from` along the board vector `d`, at the distances `span`:
@@ -223,6 +264,10 @@ pub(crate) fn power_attacked(v: &Variant, board: &[Piece], sq: usize, by: Color)
             return false;
         }
         let powers = &v.kinds[p.kind() as usize].powers;
+        if powers.anywhere {
+            // It takes what stands on `sq` (or goes there) unless that is protected.
+            return s != sq && !protected(v, board, p, s, sq);
+        }
         if powers.moves() && power_targets(v, board, by, p.kind(), s, false).contains(sq) {
             return true;
         }

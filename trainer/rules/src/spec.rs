@@ -144,6 +144,12 @@ pub struct PieceSpec {
     /// captured too (Tenjiku shogi's Fire Demon).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub burn: bool,
+    /// Leaps to any square of the board: any empty square, and any enemy piece that is not
+    /// protected (Maka dai-dai shogi's Emperor): a piece is protected when, with this piece on
+    /// its square, an enemy piece attacks that square, or the enemy has such a leaper of its
+    /// own and this piece would stand unprotected there.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub leap_anywhere: bool,
     /// Lion power along one line (Betza rides with a range of 2 or 3, e.g. `Q3`: the Lion
     /// Dog): up to that many steps along one of these lines, taking enemy pieces on the squares
     /// it stops on and ending on any of them, or back on its own square; never past its own
@@ -189,6 +195,12 @@ pub struct PromotedSpec {
     /// captured too (Tenjiku shogi's Fire Demon).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub burn: bool,
+    /// Leaps to any square of the board: any empty square, and any enemy piece that is not
+    /// protected (Maka dai-dai shogi's Emperor): a piece is protected when, with this piece on
+    /// its square, an enemy piece attacks that square, or the enemy has such a leaper of its
+    /// own and this piece would stand unprotected there.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub leap_anywhere: bool,
     /// Lion power along one line (Betza rides with a range of 2 or 3, e.g. `Q3`: the Lion
     /// Dog): up to that many steps along one of these lines, taking enemy pieces on the squares
     /// it stops on and ending on any of them, or back on its own square; never past its own

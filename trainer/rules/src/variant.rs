@@ -147,6 +147,11 @@ pub struct Powers {
     /// plain jumps to each square of the line are Betza moves; this adds the moves that take
     /// pieces on the way.
     pub lion_line: Vec<(i8, i8, u8)>,
+    /// Leaps to any empty square and takes any unprotected enemy piece (`leap_anywhere`).
+    pub anywhere: bool,
+    /// Whether any of these powers makes moves ([`Powers::any_moves`], kept for the move
+    /// loop).
+    pub(crate) moving: bool,
 }
 
 impl Powers {
@@ -156,6 +161,7 @@ impl Powers {
             || !self.skip_first.is_empty()
             || self.area > 0
             || !self.hook.is_empty()
+            || self.anywhere
     }
 
     /// Whether the kind has a power that makes moves, the Lion power along a line included.

@@ -157,6 +157,7 @@ fn entries() -> Vec<Entry> {
         v.push(e(key("area"), shogi, json!(2), Rule));
         v.push(e(key("hook"), shogi, json!("R"), Rule));
         v.push(e(key("burn"), shogi, json!(true), Rule));
+        v.push(e(key("leap_anywhere"), shogi, json!(true), Rule));
         // A Lion line needs the jumps to its squares.
         let betza = if side.ends_with("promoted.") {
             "RFfD"

@@ -494,3 +494,59 @@ fn a_contagious_piece_makes_its_captor_its_promoted_form() {
         "{e}"
     );
 }
+
+/// The Lion Dog test board with an emperor `M` (steps that never capture, and
+/// `leap_anywhere` as given).
+fn with_emperor(anywhere: &str) -> Arc<Variant> {
+    lion_dogs_edited(|t| {
+        format!("{t}\n[[pieces]]\nletter = \"M\"\nname = \"emperor\"\nbetza = \"mK\"\n{anywhere}\n")
+    })
+    .unwrap()
+}
+
+#[test]
+fn an_emperor_leaps_anywhere_but_takes_only_unprotected_pieces() {
+    let v = with_emperor("leap_anywhere = true");
+    // Sente's emperor on 5e, kings on 9i and 1a, gote's gold (`+p`) on 2a guarding its king: every
+    // empty square of the 81, none of the two gote pieces (each guards the other).
+    let base = [("9i", "K"), ("5e", "M"), ("1a", "k"), ("2a", "+p")];
+    let p = position(&v, &base, "b");
+    assert_eq!(moves_with(&p, "5e").len(), 81 - 4);
+    assert_illegal(&p, "5e2a");
+    // A lone gote pawn on 5a is taken; one on 3b, next to the gold, is protected.
+    let p = position(
+        &v,
+        &[base.as_slice(), &[("5a", "p"), ("3b", "p")]].concat(),
+        "b",
+    );
+    assert_legal(&p, "5e5a");
+    assert_illegal(&p, "5e3b");
+    // Protection counts with the emperor gone from its square: gote's queen-riding lion dog
+    // (`+d`) on 5a sees down file 5 once the emperor leaves 5e, so the pawn on 5h is
+    // protected, the one on 4h not.
+    let p = position(
+        &v,
+        &[base.as_slice(), &[("5a", "+d"), ("5h", "p"), ("4h", "p")]].concat(),
+        "b",
+    );
+    assert_illegal(&p, "5e5h");
+    assert_legal(&p, "5e4h");
+    // Two emperors: gote's on 9a would take sente's on 5c unless a sente piece guards it
+    // there, so the pawn on 5c is protected until a sente gold (`+P`) stands on 5d; sente's emperor
+    // takes gote's, which nothing guards.
+    let two = [base.as_slice(), &[("9a", "m"), ("5c", "p")]].concat();
+    let p = position(&v, &two, "b");
+    assert_illegal(&p, "5e5c");
+    assert_legal(&p, "5e9a");
+    let p = position(&v, &[two.as_slice(), &[("5d", "+P")]].concat(), "b");
+    assert_legal(&p, "5e5c");
+    // An unguarded king is in check from the emperor; guarded, it is not.
+    let p = position(&v, &[("9i", "K"), ("5e", "M"), ("1a", "k")], "w");
+    assert!(p.in_check());
+    let p = position(&v, &base, "w");
+    assert!(!p.in_check());
+    // Break: without the key the emperor only steps.
+    let stepper = with_emperor("");
+    let p = position(&stepper, &base, "b");
+    assert_eq!(moves_with(&p, "5e").len(), 8);
+}

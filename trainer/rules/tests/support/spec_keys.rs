@@ -13,10 +13,12 @@ pub fn spec_keys() -> BTreeSet<String> {
         lion: true,
         burn: true,
         contagious: true,
+        leap_anywhere: true,
         promoted: Some(PromotedSpec {
             royal: true,
             lion: true,
             burn: true,
+            leap_anywhere: true,
             ..Default::default()
         }),
         drop: Some(PieceDropSpec::default()),
