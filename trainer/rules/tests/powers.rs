@@ -441,29 +441,18 @@ fn a_contagious_piece_makes_its_captor_its_promoted_form() {
         let piece = p.piece_at(v.parse_square(sq).unwrap());
         v.kinds[piece.kind() as usize].name.clone()
     };
-    // A pawn that takes the deva becomes a teaching king, not a gold.
-    let mut p = position(
-        &v,
-        &[("9i", "K"), ("5e", "P"), ("5d", "e"), ("1a", "k")],
-        "b",
-    );
-    play(&mut p, "5e5d");
-    assert_eq!(name(&p, "5d"), "teaching king");
-    // So does a lion dog taking it on the way (igui), and a pawn taking a teaching king.
-    let mut p = position(
-        &v,
-        &[("9i", "K"), ("5e", "D"), ("5d", "e"), ("1a", "k")],
-        "b",
-    );
-    play(&mut p, "5e5d5e");
-    assert_eq!(name(&p, "5e"), "teaching king");
-    let mut p = position(
-        &v,
-        &[("9i", "K"), ("5e", "P"), ("5d", "+e"), ("1a", "k")],
-        "b",
-    );
-    play(&mut p, "5e5d");
-    assert_eq!(name(&p, "5d"), "teaching king");
+    // What the piece `taker` on 5e is after the move `usi` takes `victim` on 5d.
+    let after = |taker: &str, victim: &str, usi: &str| {
+        let pieces = [("9i", "K"), ("5e", taker), ("5d", victim), ("1a", "k")];
+        let mut p = position(&v, &pieces, "b");
+        play(&mut p, usi);
+        name(&p, &usi[usi.len() - 2..])
+    };
+    // A pawn that takes the deva becomes a teaching king, not a gold; so does a lion dog
+    // taking it on the way (igui), and a pawn taking a teaching king.
+    assert_eq!(after("P", "e", "5e5d"), "teaching king");
+    assert_eq!(after("D", "e", "5e5d5e"), "teaching king");
+    assert_eq!(after("P", "+e", "5e5d"), "teaching king");
     // A king stays a king; undoing restores the taker.
     let mut p = position(&v, &[("5e", "K"), ("5d", "e"), ("1a", "k")], "b");
     play(&mut p, "5e5d");
