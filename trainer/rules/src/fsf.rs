@@ -615,7 +615,8 @@ impl<'a> Exporter<'a> {
     fn zone_promotion(&mut self, in_zone: &[usize], pairs: &[String]) {
         let v = self.v;
         if v.zone_depth == 0 {
-            if !in_zone.is_empty() {
+            // Promotion by capture has no zone; it is refused as such.
+            if !in_zone.is_empty() && !v.promote_by_capture {
                 self.refuse(format!(
                     "promotion.zone_depth = 0 with promoting pieces ({}): Fairy-Stockfish's \
                      promotionRank cannot describe an empty promotion zone",
