@@ -47,6 +47,7 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
         ("dai-hasami", None, 4),
         ("tenjiku", None, 4),
         ("dai-dai", None, 3),
+        ("maka-dai-dai", None, 3),
     ] {
         let (n, s) = perft_ours(variant, depth, repeat)?;
         row(variant, depth, n, s);

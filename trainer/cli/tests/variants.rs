@@ -103,6 +103,7 @@ fn tiny_runs_of_the_family_variants_complete() {
         "dai-hasami",
         "tenjiku",
         "dai-dai",
+        "maka-dai-dai",
     ] {
         tiny_run(&dir, variant, variant);
         let o = trainer(&["check", "--explain", variant]);
@@ -112,7 +113,7 @@ fn tiny_runs_of_the_family_variants_complete() {
             "{variant}: {text}"
         );
         // The Lion's two-step moves have policy planes of their own.
-        if ["chu", "dai", "tenjiku", "dai-dai"].contains(&variant) {
+        if ["chu", "dai", "tenjiku", "dai-dai", "maka-dai-dai"].contains(&variant) {
             assert!(text.contains("two-step move types"), "{text}");
         }
     }

@@ -324,8 +324,13 @@ impl Compiler<'_> {
         )?;
         self.check_lion_line(&atoms, &powers.lion_line, &key("lion_line"))?;
         let promotion = self.promotion_mode(p, &key("promotion"))?;
-        if p.royal && p.promoted.is_some() {
-            return Err(self.err(key("promoted"), "a royal piece cannot promote"));
+        // A royal piece may promote only into another royal form (Maka dai-dai's king to
+        // emperor): a side's royal pieces are counted by kind.
+        if p.royal && p.promoted.as_ref().is_some_and(|pr| !pr.royal) {
+            return Err(self.err(
+                key("promoted"),
+                "a royal piece can promote only into a royal form (promoted.royal = true)",
+            ));
         }
         let d = p.drop.clone().unwrap_or_default();
         if p.royal && d != Default::default() {

@@ -384,6 +384,7 @@ impl<S: SquareIndex, const W: usize, const N: usize> Ctx<'_, S, W, N> {
             // Promoting into a second royal piece frees the first from guarding (Sho shogi:
             // the crown prince), so that promotion is legal even if it leaves the king attacked.
             let saves = self.single_royal
+                && !v.kinds[kind as usize].royal
                 && v.kinds[kind as usize]
                     .promotes_to
                     .is_some_and(|p| v.kinds[p as usize].royal)

@@ -385,6 +385,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "dai-dai",
         include_str!("../../../configs/variants/dai-dai.toml"),
     ),
+    (
+        "maka-dai-dai",
+        include_str!("../../../configs/variants/maka-dai-dai.toml"),
+    ),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).

@@ -281,6 +281,12 @@ fn dai_dai_regression() {
     run("dai-dai.perft", false);
 }
 
+/// Maka dai-dai shogi: depth 1 by hand, deeper ones ours (see the file).
+#[test]
+fn maka_dai_dai_regression() {
+    run("maka-dai-dai.perft", false);
+}
+
 /// Every row of BENCHMARKS.md's perft table (variant, depth, nodes from the start position) and
 /// its "Shogi perft 6" line is a case of a data file above, so no printed count goes untested.
 #[test]

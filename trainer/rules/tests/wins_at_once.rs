@@ -80,6 +80,7 @@ fn the_verdict_is_that_of_outcome_over_random_games() {
         "chu",
         "tenjiku",
         "dai-dai",
+        "maka-dai-dai",
     ] {
         let v = builtin(name);
         for _game in 0..12 {
