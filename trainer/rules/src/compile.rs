@@ -100,6 +100,7 @@ impl Compiler<'_> {
         let rules = self.game_rules(&spec)?;
         let pieces = spec.pieces.as_deref().unwrap_or_default();
         let mut kinds = self.parse_kinds(pieces, rules.ranks)?;
+        self.link_promotes_to(pieces, &rules, &mut kinds.kinds)?;
         self.link_captured_as(pieces, &mut kinds.kinds)?;
         self.link_contagion(pieces, &mut kinds.kinds)?;
         let hand_kinds = hand_kinds(&mut kinds.kinds, pieces.len(), &rules);
@@ -593,6 +594,53 @@ impl Compiler<'_> {
         Ok(atoms)
     }
 
+    /// Points the pieces with `promotes_to` at the existing kind they promote into.
+    fn link_promotes_to(
+        &self,
+        pieces: &[PieceSpec],
+        rules: &GameRules,
+        kinds: &mut [KindInfo],
+    ) -> Result<()> {
+        for (i, p) in pieces.iter().enumerate() {
+            let Some(letter) = &p.promotes_to else {
+                continue;
+            };
+            let key = format!("pieces[{i}].promotes_to");
+            let refuse = |why: &str| Err(self.err(&key, why));
+            if p.promoted.is_some() {
+                return refuse("give either `promoted` or `promotes_to`, not both");
+            }
+            if !rules.promote_by_capture || rules.drops {
+                return refuse(
+                    "needs promotion by capture ([promotion] moves = \"capture\") and no drops",
+                );
+            }
+            if p.contagious {
+                return refuse("a contagious piece needs a promoted form of its own");
+            }
+            let target = Letter::parse(letter)
+                .and_then(|(l, _)| kinds[..pieces.len()].iter().position(|k| k.letter == l))
+                .ok_or_else(|| {
+                    self.err(&key, format!("{letter:?} is not the letter of a piece"))
+                })?;
+            if target == i {
+                return refuse("names the piece itself");
+            }
+            let to = &pieces[target];
+            if to.promoted.is_some() || to.promotes_to.is_some() {
+                return refuse(
+                    "names a piece that promotes itself: a piece promoted into it would promote \
+                     again",
+                );
+            }
+            if p.royal && !to.royal {
+                return refuse("a royal piece can promote only into a royal piece");
+            }
+            kinds[i].promotes_to = Some(target as Kind);
+        }
+        Ok(())
+    }
+
     /// Sets the kind a captor of each contagious piece (either side of it) becomes: its
     /// promoted form, which must exist and not be royal.
     fn link_contagion(&self, pieces: &[PieceSpec], kinds: &mut [KindInfo]) -> Result<()> {
@@ -776,7 +824,7 @@ fn unbuilt(
         files: r.files,
         ranks: r.ranks,
         start_sfen: r.start,
-        several_royals: kinds.iter().any(|k| k.royal && k.promoted),
+        several_royals: kinds.iter().filter(|k| k.royal).count() > 1,
         has_legs: kinds.iter().any(|k| !k.legs.is_empty()),
         has_last_rank_moves: kinds.iter().any(|k| k.last_rank_betza.is_some()),
         has_move_file_limits: kinds.iter().any(|k| k.move_max_per_file.is_some()),

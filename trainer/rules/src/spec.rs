@@ -122,6 +122,12 @@ pub struct PieceSpec {
     /// Dark Spirit make their captors Teaching Kings and Buddhist Spirits. Needs `promoted`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub contagious: bool,
+    /// Promotes into the existing piece with this letter instead of a promoted form of its own
+    /// (Tai shogi's pieces that become gold generals), which saves a kind. That piece must not
+    /// promote itself, so that a piece promoted into it never promotes again. Only with
+    /// promotion by capture and without drops (in hand it would count as the new kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promotes_to: Option<String>,
     /// Rank for range captures (Tenjiku shogi's generals): a piece with `range_capture` jumps
     /// only pieces of a lower rank (royal pieces outrank every other); 0 or absent: none.
     pub rank: Option<u8>,

@@ -271,9 +271,9 @@ pub struct Variant {
     pub match_rule: MatchRule,
     /// Whether any piece can jump over pieces on a line (cannons).
     pub has_hoppers: bool,
-    /// Whether a side can hold several royal pieces (a promoted form is royal: Sho shogi's
-    /// crown prince). A side loses with its last royal piece; only that one may not be left
-    /// in check, while a side with two may leave either attacked.
+    /// Whether a side can hold several royal pieces (several kinds are royal: Sho shogi's
+    /// crown prince, a promoted form). A side loses with its last royal piece; only that one
+    /// may not be left in check, while a side with two may leave either attacked.
     pub several_royals: bool,
     /// A piece with a friendly piece directly behind it moves (and attacks) as that piece
     /// (Annan shogi); promotion and its rules still follow its own kind.

@@ -264,6 +264,18 @@ fn entries() -> Vec<Entry> {
         ],
         expect: Rule,
     });
+    // Promotion into another piece: only by capture and without drops (both refused anyway).
+    v.push(Entry {
+        key: "pieces[S].promotes_to",
+        base: shogi,
+        changes: vec![
+            ("pieces[S].promotes_to", json!("G")),
+            ("pieces[S].promoted", Value::Null),
+            ("promotion", json!({ "moves": "capture" })),
+            ("drops", json!({ "enabled": false })),
+        ],
+        expect: Rule,
+    });
     // Pieces the bare king ignores: meaningful with the bare-king rule only.
     v.push(Entry {
         key: "end.bare_king_ignores",

@@ -3,7 +3,7 @@
 //! (the Lion Dog) and promotion by capture. Tenjiku shogi's powers are in tests/tenjiku.rs.
 //! Squares are USI: file 5..1 (9..1 on the Lion Dog board) from left to right, rank a down.
 
-use rules::{Move, Position, Variant};
+use rules::{Color, EndReason, Move, Position, Variant};
 use std::sync::Arc;
 
 mod support;
@@ -538,4 +538,95 @@ fn an_emperor_leaps_anywhere_but_takes_only_unprotected_pieces() {
     let stepper = with_emperor("");
     let p = position(&stepper, &base, "b");
     assert_eq!(moves_with(&p, "5e").len(), 8);
+}
+
+/// The Lion Dog test board with a gold `G` that does not promote and a silver `S` whose
+/// promotion (by capture) is `promotes`: a `promotes_to` line or a `promoted` form.
+fn with_silver(promotes: &str) -> Result<Arc<Variant>, rules::Error> {
+    lion_dogs_edited(|t| {
+        format!(
+            "{t}\n[[pieces]]\nletter = \"G\"\nname = \"gold general\"\nbetza = \"WfF\"\n\n\
+             [[pieces]]\nletter = \"S\"\nname = \"silver general\"\nbetza = \"FfW\"\n{promotes}\n"
+        )
+    })
+}
+
+#[test]
+fn a_piece_promotes_into_an_existing_kind() {
+    let v = with_silver("promotes_to = \"G\"").unwrap();
+    let pieces = [("9i", "K"), ("5e", "S"), ("5d", "p"), ("1a", "k")];
+    let mut p = position(&v, &pieces, "b");
+    // The silver takes and is a gold general, written `G`, with no kind of its own: the board's
+    // kinds are the 4 pieces and 2 promoted forms of the test board, plus G and S.
+    assert_eq!(v.kinds.len(), 8);
+    play(&mut p, "5e5d");
+    let piece = p.piece_at(v.parse_square("5d").unwrap());
+    assert_eq!(v.kinds[piece.kind() as usize].name, "gold general");
+    assert!(p.to_sfen().starts_with("8k/9/9/4G4/"), "{}", p.to_sfen());
+    // Undo gives the silver back; a plain move does not promote.
+    p.unmake_move();
+    assert_eq!(p.to_sfen(), position(&v, &pieces, "b").to_sfen());
+    play(&mut p, "5e4d");
+    let piece = p.piece_at(v.parse_square("4d").unwrap());
+    assert_eq!(v.kinds[piece.kind() as usize].name, "silver general");
+    // There is no promoted silver to write.
+    let e = Position::from_sfen(&v, "8k/9/9/9/4+S4/9/9/9/K8 b - 1").unwrap_err();
+    assert!(e.to_string().contains("+S"), "{e}");
+    // Break: a promoted form of its own is one kind more, and not the gold.
+    let own = with_silver("promoted = { name = \"gold general\", betza = \"WfF\" }").unwrap();
+    assert_eq!(own.kinds.len(), 9);
+    // Refused: both keys, an unknown letter, a target that promotes itself (the pawn), and
+    // promotion in a zone instead of by capture.
+    for (text, why) in [
+        (
+            "promotes_to = \"G\"\npromoted = { name = \"x\", betza = \"K\" }",
+            "not both",
+        ),
+        ("promotes_to = \"Z\"", "not the letter of a piece"),
+        ("promotes_to = \"P\"", "promote again"),
+    ] {
+        let e = with_silver(text).unwrap_err().to_string();
+        assert!(
+            e.contains("pieces[5].promotes_to") && e.contains(why),
+            "{text}: {e}"
+        );
+    }
+    let e = lion_dogs_edited(|t| {
+        format!(
+            "{}\n[[pieces]]\nletter = \"G\"\nbetza = \"WfF\"\n\n[[pieces]]\nletter = \"S\"\n\
+             betza = \"FfW\"\npromotes_to = \"G\"\n",
+            t.replace("[promotion]\nmoves = \"capture\"\n", "")
+        )
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("promotion by capture"), "{e}");
+}
+
+#[test]
+fn a_side_may_start_with_two_royal_kinds() {
+    // A crown prince `J` that starts on the board (Tai shogi's emperor and prince), kings
+    // captured (royal capture): sente loses nothing with its king, and loses with the prince.
+    let prince = |royal: &str| {
+        lion_dogs_edited(|t| {
+            format!(
+                "{t}\n[[pieces]]\nletter = \"J\"\nname = \"prince\"\nbetza = \"K\"\n{royal}\n\n\
+                 [end]\nroyal_capture = true\n"
+            )
+        })
+        .unwrap()
+    };
+    let v = prince("royal = true");
+    let pieces = [("9i", "K"), ("1i", "J"), ("9a", "+d"), ("1a", "k")];
+    let mut p = position(&v, &pieces, "w");
+    assert_eq!(p.royal_count(Color::Sente), 2);
+    play(&mut p, "9a9i");
+    assert_eq!(p.outcome(), None);
+    play(&mut p, "1i2i 9i2i");
+    assert_eq!(p.outcome(), win(Color::Gote, EndReason::RoyalCaptured));
+    // Break: a prince that is not royal, and the king's capture ends the game.
+    let v = prince("");
+    let mut p = position(&v, &pieces, "w");
+    play(&mut p, "9a9i");
+    assert_eq!(p.outcome(), win(Color::Gote, EndReason::RoyalCaptured));
 }

@@ -14,6 +14,7 @@ pub fn spec_keys() -> BTreeSet<String> {
         burn: true,
         contagious: true,
         leap_anywhere: true,
+        promotes_to: Some("G".into()),
         promoted: Some(PromotedSpec {
             royal: true,
             lion: true,
