@@ -259,25 +259,32 @@ fn the_crown_prince_is_a_second_royal_piece() {
 }
 
 #[test]
-fn the_disputed_pieces_follow_the_majority() {
+fn the_disputed_pieces_follow_the_tsa() {
     // Donkey: steps sideways, jumps two forwards and backwards (not the step forward).
     let v = maka();
     let p = board(&v, &[("10j", "Y'"), ("10i", "P")], "b");
     assert_eq!(dests(&p, "10j"), set(&["11j", "9j", "10h", "10l"]));
-    // Free dragon (promoted reclining dragon): rook lines and the backward diagonals.
+    // Free dragon (promoted reclining dragon): ranges forwards and diagonally forwards, steps
+    // back.
     let p = board(&v, &[("10j", "+D!")], "b");
     let d = dests(&p, "10j");
-    for sq in ["10a", "10r", "1j", "18j", "11k", "2r"] {
+    for sq in ["10a", "1a", "18b", "10k", "11k", "9k"] {
         assert!(d.contains(sq), "{sq} in {d:?}");
     }
-    assert!(!d.contains("11i") && !d.contains("9i"), "{d:?}");
-    // Free wolf (promoted evil wolf): forward lines and sideways only.
+    for sq in ["10l", "11j", "8l"] {
+        assert!(!d.contains(sq), "{sq} in {d:?}");
+    }
+    // Free wolf (promoted evil wolf): bishop and vertical lines, five squares sideways.
     let p = board(&v, &[("10j", "+W")], "b");
     let d = dests(&p, "10j");
-    for sq in ["10a", "1a", "18b", "1j", "18j"] {
+    for sq in ["10a", "1a", "18b", "10s", "2r", "5j", "15j"] {
         assert!(d.contains(sq), "{sq} in {d:?}");
     }
-    assert!(!d.contains("10k") && !d.contains("11k"), "{d:?}");
+    assert!(!d.contains("4j") && !d.contains("16j"), "{d:?}");
+    // Free bear (promoted blind bear): jumps to the second square diagonally forwards.
+    let p = board(&v, &[("10j", "+B'"), ("11i", "P"), ("9k", "P")], "b");
+    let d = dests(&p, "10j");
+    assert!(d.contains("12h") && !d.contains("8l"), "{d:?}");
     // Capricorn: a bishop that may turn once: it reaches 10h (11i, then back), not 10i.
     let p = board(&v, &[("10j", "C!")], "b");
     let d = dests(&p, "10j");
