@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs Debian packages when a command they provide is missing (root with apt-get only);
 # otherwise says what is left out. Fails under CI (`CI` set), where the tests that need the
-# command would otherwise be skipped; elsewhere it never fails.
+# command would otherwise be skipped; elsewhere it never fails. COMMAND may be a file path
+# (a data package): then the file must exist.
 #   scripts/ensure-apt.sh COMMAND PACKAGE... -- WHAT_USES_IT
 cmd=$1; shift
 pkgs=()
@@ -11,6 +12,9 @@ why=${*:-the tests}
 if command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/games/$cmd" ] || [ -x "/usr/sbin/$cmd" ]; then
   exit 0
 fi
+case $cmd in
+  /*) [ -e "$cmd" ] && exit 0 ;;
+esac
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   echo "installing ${pkgs[*]} (apt-get) for $why" >&2
   if [ ! -e /tmp/.ensure-apt-updated ]; then

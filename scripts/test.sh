@@ -23,6 +23,9 @@ scripts/ensure-apt.sh slurmctld slurm-wlm -- the Slurm test
 scripts/ensure-apt.sh munged munge -- the Slurm test
 # Headless Chromium for the report's browser test.
 scripts/ensure-apt.sh chromium chromium -- the report browser test
+# The Shogi Variants program's piece tables (the Shogi Association's rules), an independent
+# reference for the large variants' moves, promotions and start positions.
+scripts/ensure-apt.sh /usr/share/games/shogivar/Tai.dat shogivar-data -- the large-shogi cross-checks
 
 # The pinned libtorch (PyTorch 2.11.0 wheel) in .local/, for the model crate and the binary.
 scripts/setup-torch.sh >/dev/null

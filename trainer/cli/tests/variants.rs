@@ -104,6 +104,7 @@ fn tiny_runs_of_the_family_variants_complete() {
         "tenjiku",
         "dai-dai",
         "maka-dai-dai",
+        "tai",
     ] {
         tiny_run(&dir, variant, variant);
         let o = trainer(&["check", "--explain", variant]);
@@ -113,7 +114,7 @@ fn tiny_runs_of_the_family_variants_complete() {
             "{variant}: {text}"
         );
         // The Lion's two-step moves have policy planes of their own.
-        if ["chu", "dai", "tenjiku", "dai-dai", "maka-dai-dai"].contains(&variant) {
+        if ["chu", "dai", "tenjiku", "dai-dai", "maka-dai-dai", "tai"].contains(&variant) {
             assert!(text.contains("two-step move types"), "{text}");
         }
     }

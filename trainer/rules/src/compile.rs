@@ -771,18 +771,34 @@ impl Compiler<'_> {
             None => Err(self.err(
                 format!("pieces[{i}].letter"),
                 format!(
-                    "must be one ASCII letter, optionally followed by ' or !, got {:?}",
+                    "must be one ASCII letter, optionally followed by ', ! or ^, got {:?}",
                     p.letter
                 ),
             )),
         }
     }
 
-    /// The start position must parse; its material bounds every other position's.
+    /// The start position must parse; its material bounds every other position's, with what
+    /// promotion into a piece of the start position (`promotes_to`) and contagion can add.
     fn check_start(&self, mut v: Variant) -> Result<Variant> {
         let start_pos = crate::Position::from_sfen_with(Arc::new(v.clone()), &v.start_sfen)
             .map_err(|e| self.err("start", e.to_string()))?;
-        v.max_material = start_pos.material();
+        let mut most = start_pos.material();
+        let all: usize = most.iter().sum();
+        for (k, info) in v.kinds.iter().enumerate() {
+            match info.promotes_to {
+                // A piece that promotes into a piece of the start position adds to its count.
+                Some(to) if !info.promoted && !v.kinds[to as usize].promoted => {
+                    most[to as usize] += most[k];
+                }
+                _ => {}
+            }
+            // Any piece may become a contagious piece's promoted form (counted as that piece).
+            if info.contagion.is_some() && !info.promoted {
+                most[k] = all;
+            }
+        }
+        v.max_material = most;
         Ok(v)
     }
 }

@@ -106,12 +106,10 @@ pub(crate) fn power_targets(
         }
     }
     if powers.anywhere {
-        let mover = Piece::new(c, k);
+        let mut guard = Guard::new(v, board, Piece::new(c, k), from);
         for t in (0..v.n).filter(|&t| t != from) {
             let p = board[t];
-            if p.is_empty()
-                || (p.is_color(them) && !unarmed && !protected(v, board, mover, from, t))
-            {
+            if p.is_empty() || (p.is_color(them) && !unarmed && !guard.protected(board, t)) {
                 out.insert(t);
             }
         }
@@ -150,28 +148,68 @@ pub(crate) fn power_targets(
 /// Attacks by `leap_anywhere` pieces themselves are left out of both tests (they are the
 /// second condition), so the test does not recurse.
 fn protected(v: &Variant, board: &[Piece], mover: Piece, from: usize, to: usize) -> bool {
-    let (us, them) = (mover.color(), mover.color().flip());
-    let mut after = board.to_vec();
-    after[from] = Piece::EMPTY;
-    after[to] = mover;
-    if attacked_without_leapers(v, &after, to, them) {
-        return true;
-    }
-    let leaper = |p: Piece| p.is_color(them) && v.kinds[p.kind() as usize].powers.anywhere;
-    after.iter().any(|&p| leaper(p)) && !attacked_without_leapers(v, &after, to, us)
+    Guard::new(v, board, mover, from).protected(board, to)
 }
 
-/// [`crate::position::attacked`] without the attacks of `by`'s `leap_anywhere` pieces: each
-/// stands in as a piece of the other colour (of the same kind, so that it blocks and ranks
-/// as before).
-fn attacked_without_leapers(v: &Variant, board: &[Piece], sq: usize, by: Color) -> bool {
-    let mut b = board.to_vec();
-    for p in b.iter_mut() {
-        if p.is_color(by) && v.kinds[p.kind() as usize].powers.anywhere {
-            *p = Piece::new(by.flip(), p.kind());
+/// [`protected`] for one leaper on `from` and any number of targets: the boards it tests are
+/// built once (a Tai shogi emperor tests every enemy piece).
+struct Guard<'a> {
+    v: &'a Variant,
+    mover: Piece,
+    /// The board without the leaper, the other side's leapers recoloured (standing in as
+    /// pieces of the leaper's side, so that they block but do not attack).
+    them_view: Vec<Piece>,
+    /// The board without the leaper, its own side's leapers recoloured.
+    us_view: Vec<Piece>,
+    /// How many leapers the other side has on the board.
+    their_leapers: usize,
+}
+
+impl<'a> Guard<'a> {
+    fn new(v: &'a Variant, board: &[Piece], mover: Piece, from: usize) -> Guard<'a> {
+        let (us, them) = (mover.color(), mover.color().flip());
+        let recoloured = |c: Color| {
+            let mut b = board.to_vec();
+            b[from] = Piece::EMPTY;
+            for p in b.iter_mut().filter(|p| is_leaper(v, **p, c)) {
+                *p = Piece::new(c.flip(), p.kind());
+            }
+            b
+        };
+        Guard {
+            v,
+            mover,
+            them_view: recoloured(them),
+            us_view: recoloured(us),
+            their_leapers: board.iter().filter(|&&p| is_leaper(v, p, them)).count(),
         }
     }
-    crate::position::attacked::<Square, [Piece]>(v, &b, sq, by)
+
+    /// Whether the piece on `to` (of `board`, the board the guard was built from) is protected.
+    fn protected(&mut self, board: &[Piece], to: usize) -> bool {
+        let (us, them) = (self.mover.color(), self.mover.color().flip());
+        let attacked = crate::position::attacked::<Square, [Piece]>;
+        let saved = std::mem::replace(&mut self.them_view[to], self.mover);
+        let hit = attacked(self.v, &self.them_view, to, them);
+        self.them_view[to] = saved;
+        if hit {
+            return true;
+        }
+        // The other side's leapers guard `to` unless the mover takes the last of them.
+        if self.their_leapers == usize::from(is_leaper(self.v, board[to], them)) {
+            return false;
+        }
+        let stand_in = Piece::new(them, self.mover.kind());
+        let saved = std::mem::replace(&mut self.us_view[to], stand_in);
+        let guarded = attacked(self.v, &self.us_view, to, us);
+        self.us_view[to] = saved;
+        !guarded
+    }
+}
+
+/// Whether `p` is a piece of `c` with `leap_anywhere`.
+fn is_leaper(v: &Variant, p: Piece, c: Color) -> bool {
+    p.is_color(c) && v.kinds[p.kind() as usize].powers.anywhere
 }
 
 /// Adds the squares of a ride from `from` along the board vector `d`, at the distances `span`:

@@ -87,7 +87,7 @@ pub struct LionSpec {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PieceSpec {
-    /// One ASCII letter, optionally followed by a mark (`'` or `!`, for variants with more kinds
+    /// One ASCII letter, optionally followed by a mark (`'`, `!` or `^`, for variants with more kinds
     /// than letters); uppercase in the file, lowercase for gote in SFEN.
     pub letter: String,
     /// Name for humans.
@@ -395,6 +395,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "maka-dai-dai",
         include_str!("../../../configs/variants/maka-dai-dai.toml"),
     ),
+    ("tai", include_str!("../../../configs/variants/tai.toml")),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).

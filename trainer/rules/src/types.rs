@@ -201,7 +201,8 @@ impl Move {
 
 /// The name of a piece kind in SFEN and USI: an ASCII letter, uppercase for sente and lowercase
 /// for gote, and for variants with more kinds than letters an optional mark after it, `'` or
-/// `!` (XBoard's convention for large shogi: `N'`, `l!`).
+/// `!` (XBoard's convention for large shogi: `N'`, `l!`), or `^` where even those run out (Tai
+/// shogi's 93 pieces).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Letter {
     /// The letter, uppercase.
@@ -212,7 +213,7 @@ pub struct Letter {
 
 impl Letter {
     /// The marks a letter may carry.
-    pub const MARKS: [char; 2] = ['\'', '!'];
+    pub const MARKS: [char; 3] = ['\'', '!', '^'];
 
     /// A letter without a mark.
     pub fn plain(ch: char) -> Letter {

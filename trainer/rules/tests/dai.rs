@@ -160,7 +160,7 @@ fn with_piece(letter: &str) -> rules::Result<Variant> {
 
 #[test]
 fn config_letters_take_one_mark_at_most() {
-    for bad in ["S''", "S?", "'S", "SS", "!"] {
+    for bad in ["S''", "S?", "'S", "SS", "!", "S^!", "^"] {
         match with_piece(bad) {
             Err(Error::Config { file, key, reason }) => {
                 assert_eq!(file, "marked.toml");
@@ -170,7 +170,7 @@ fn config_letters_take_one_mark_at_most() {
             other => panic!("{bad}: expected a config error, got {other:?}"),
         }
     }
-    for good in ["S!", "s'"] {
+    for good in ["S!", "s'", "S^"] {
         assert!(with_piece(good).is_ok(), "{good}");
     }
     assert_eq!(

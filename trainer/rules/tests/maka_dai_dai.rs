@@ -188,6 +188,15 @@ fn the_deva_and_the_dark_spirit_are_contagious() {
     assert_eq!(name_at(&p, "9h"), "teaching king");
     play(&mut p, "1a1b 5l5k");
     assert_eq!(name_at(&p, "5k"), "emperor");
+    // Any piece can become a teaching king, so more than the start position's two devas read.
+    let kings = [
+        ("9i", "+I'"),
+        ("8i", "+I'"),
+        ("7c", "+i'"),
+        ("1a", "k"),
+        ("19s", "K"),
+    ];
+    assert!(Position::from_sfen(&v, &composed(&v, &kings, "b -").to_sfen()).is_ok());
     // Break: without contagion the silver promotes as usual.
     let plain = broken(
         "name = \"deva\"\nbetza = \"fFbrFlW\"\ncontagious = true\n",

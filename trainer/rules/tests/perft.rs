@@ -287,6 +287,18 @@ fn maka_dai_dai_regression() {
     run("maka-dai-dai.perft", false);
 }
 
+/// Maka dai-dai shogi's counts above the limit.
+#[test]
+fn maka_dai_dai_big() {
+    run("maka-dai-dai.perft", true);
+}
+
+/// Tai shogi: depth 1 by hand, deeper ones ours (see the file).
+#[test]
+fn tai_regression() {
+    run("tai.perft", false);
+}
+
 /// Every row of BENCHMARKS.md's perft table (variant, depth, nodes from the start position) and
 /// its "Shogi perft 6" line is a case of a data file above, so no printed count goes untested.
 #[test]

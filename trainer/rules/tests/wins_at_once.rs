@@ -81,6 +81,7 @@ fn the_verdict_is_that_of_outcome_over_random_games() {
         "tenjiku",
         "dai-dai",
         "maka-dai-dai",
+        "tai",
     ] {
         let v = builtin(name);
         for _game in 0..12 {
