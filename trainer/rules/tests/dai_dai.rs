@@ -4,8 +4,7 @@
 //! deliberate break of the config that a test sees. Squares are USI: file 17..1 from left to
 //! right, rank a (gote's first rank) to q (sente's first rank); sente moves towards rank a.
 
-use rules::{perft, Color, EndReason, Position, Variant, VariantSpec};
-use std::collections::BTreeMap;
+use rules::{perft, Color, EndReason, Position, Variant};
 use std::sync::Arc;
 
 mod support;
@@ -13,31 +12,6 @@ use support::*;
 
 fn dai_dai() -> Arc<Variant> {
     builtin("dai-dai")
-}
-
-/// Dai-dai with one text replacement in its config (a deliberate break).
-fn broken(from: &str, to: &str) -> Arc<Variant> {
-    let text = include_str!("../../../configs/variants/dai-dai.toml");
-    assert!(text.contains(from), "{from:?} not in dai-dai.toml");
-    let spec = VariantSpec::from_toml(&text.replacen(from, to, 1), "dai-dai-broken").unwrap();
-    Arc::new(Variant::compile(spec).unwrap())
-}
-
-/// The kings on 17q and 17a (out of the tested lines), plus `pieces`; `side` to move.
-fn board(v: &Arc<Variant>, pieces: &[(&str, &str)], side: &str) -> Position {
-    let mut all = vec![("17q", "K"), ("17a", "k")];
-    all.extend_from_slice(pieces);
-    composed(v, &all, &format!("{side} -"))
-}
-
-/// The kind on a USI square, by name (`-` when empty).
-fn name_at(p: &Position, sq: &str) -> String {
-    let v = p.variant();
-    let piece = p.piece_at(v.parse_square(sq).unwrap());
-    match piece.is_empty() {
-        true => "-".to_string(),
-        false => v.kinds[piece.kind() as usize].name.clone(),
-    }
 }
 
 #[test]
@@ -61,12 +35,7 @@ fn start_position_move_count_by_hand() {
     // 8 + 15 + 6 + 8 + 21 = 58.
     let p = Position::start(dai_dai());
     assert_eq!(p.legal_moves().len(), 58);
-    let mut by: BTreeMap<String, usize> = BTreeMap::new();
-    for m in moves(&p) {
-        let digits = m.find(|c: char| c.is_ascii_lowercase()).unwrap();
-        *by.entry(m[..digits + 1].to_string()).or_default() += 1;
-    }
-    let mut want: BTreeMap<String, usize> = [
+    let mut want = counts(&[
         ("12k", 4),
         ("6k", 4),
         ("17n", 1),
@@ -90,14 +59,11 @@ fn start_position_move_count_by_hand() {
         ("6p", 2),
         ("4p", 2),
         ("3p", 1),
-    ]
-    .into_iter()
-    .map(|(s, n)| (s.to_string(), n))
-    .collect();
+    ]);
     for f in (1..=17).filter(|&f| f != 12 && f != 6) {
         want.insert(format!("{f}l"), 1);
     }
-    assert_eq!(by, want);
+    assert_eq!(moves_by_origin(&p), want);
     assert_eq!(dests(&p, "12k"), set(&["12j", "12i", "12h", "12g"]));
     assert_eq!(dests(&p, "15p"), set(&["15o", "17o", "13o", "15o15p"]));
     assert_legal(&p, "15p15o15p");
@@ -111,7 +77,7 @@ fn the_lion_dog_takes_along_one_line() {
     // that take on the way forward (see tests/powers.rs for the same count on the test board).
     let v = dai_dai();
     let pieces = [("9i", "W!"), ("9h", "p"), ("9g", "p")];
-    let p = board(&v, &pieces, "b");
+    let p = cornered(&v, &pieces, "b");
     assert_eq!(moves_with(&p, "9i").len(), 30);
     for usi in ["9i9h9g9f", "9i9g9h", "9i9h9i", "9i9h9f", "9i9g9f"] {
         assert_legal(&p, usi);
@@ -126,10 +92,11 @@ fn the_lion_dog_takes_along_one_line() {
     );
     // Break: a ranging lion dog (an older Western reading) has no moves of several steps.
     let ranger = broken(
+        "dai-dai",
         "betza = \"KADGH\"\nlion_line = \"Q3\"\npromoted = { name = \"great elephant\"",
         "betza = \"Q3\"\npromoted = { name = \"great elephant\"",
     );
-    let p = board(&ranger, &pieces, "b");
+    let p = cornered(&ranger, &pieces, "b");
     // Its forward line ends at the first pawn (taken); three squares each way else: 22.
     assert_eq!(moves_with(&p, "9i").len(), 22);
     assert_illegal(&p, "9i9h9g9f");
@@ -140,7 +107,7 @@ fn the_furious_fiend_is_a_lion_and_a_lion_dog() {
     // The lion on 9i takes the gote pawn on 9h and promotes to a furious fiend; the fiend on
     // 9h then reaches three squares away (9e) as well as the lion's 5x5 square.
     let v = dai_dai();
-    let mut p = board(&v, &[("9i", "L!"), ("9h", "p"), ("1c", "p")], "b");
+    let mut p = cornered(&v, &[("9i", "L!"), ("9h", "p"), ("1c", "p")], "b");
     play(&mut p, "9i9h");
     assert_eq!(name_at(&p, "9h"), "furious fiend");
     play(&mut p, "1c1d");
@@ -151,10 +118,11 @@ fn the_furious_fiend_is_a_lion_and_a_lion_dog() {
     assert!(!d.contains("9d") && !d.contains("10e"), "{d:?}");
     // Break: a lion that does not promote by capture stays a lion.
     let zoned = broken(
+        "dai-dai",
         "[promotion]\nmoves = \"capture\"",
         "[promotion]\nmoves = \"touching\"",
     );
-    let mut p = board(&zoned, &[("9i", "L!"), ("9h", "p"), ("1c", "p")], "b");
+    let mut p = cornered(&zoned, &[("9i", "L!"), ("9h", "p"), ("1c", "p")], "b");
     play(&mut p, "9i9h");
     assert_eq!(name_at(&p, "9h"), "lion");
 }
@@ -164,7 +132,7 @@ fn promotion_by_capture_is_automatic_and_only_some_kinds_promote() {
     // The kirin takes on 9g (a jump) and is a great dragon; the pawn takes and stays a pawn
     // (it has no promoted form here); a plain move promotes nothing, even deep in gote's camp.
     let v = dai_dai();
-    let mut p = board(
+    let mut p = cornered(
         &v,
         &[
             ("9i", "O"),
@@ -187,7 +155,7 @@ fn promotion_by_capture_is_automatic_and_only_some_kinds_promote() {
     play(&mut p, "1b1c 3c3b");
     assert_eq!(name_at(&p, "3b"), "silver general");
     // A pawn on the last rank stays there until it takes.
-    let p = board(&v, &[("5a", "P")], "b");
+    let p = cornered(&v, &[("5a", "P")], "b");
     assert_eq!(dests(&p, "5a"), set(&[]));
 }
 
@@ -197,11 +165,11 @@ fn hook_movers_turn_once() {
     // file 9 and rank i, and from each of those a ride at right angles: every square of the
     // board but its own king's and its own, gote's king taken: 17 * 17 - 2.
     let v = dai_dai();
-    let p = board(&v, &[("9i", "H!")], "b");
+    let p = cornered(&v, &[("9i", "H!")], "b");
     assert_eq!(dests(&p, "9i").len(), 17 * 17 - 2);
     // The long-nosed goblin (a bishop that turns once, and king's orthogonal steps) reaches
     // the squares of its colour and its four orthogonal neighbours.
-    let p = board(&v, &[("9i", "G!")], "b");
+    let p = cornered(&v, &[("9i", "G!")], "b");
     let d = dests(&p, "9i");
     assert!(
         d.contains("9h") && d.contains("1a") && d.contains("9g"),
@@ -209,8 +177,8 @@ fn hook_movers_turn_once() {
     );
     assert!(!d.contains("9f") && !d.contains("8g"), "{d:?}");
     // Break: without the hook the hook mover is a rook.
-    let rook = broken("betza = \"R\"\nhook = \"R\"", "betza = \"R\"");
-    let p = board(&rook, &[("9i", "H!")], "b");
+    let rook = broken("dai-dai", "betza = \"R\"\nhook = \"R\"", "betza = \"R\"");
+    let p = cornered(&rook, &[("9i", "H!")], "b");
     assert_eq!(dests(&p, "9i").len(), 32);
 }
 
@@ -220,7 +188,7 @@ fn the_one_sided_pieces_keep_their_sides() {
     // left); right general the mirror. Left chariot: forward ride, forward-left and
     // backward-right diagonal rides, one step back.
     let v = dai_dai();
-    let p = board(&v, &[("9i", "I'"), ("5i", "J'")], "b");
+    let p = cornered(&v, &[("9i", "I'"), ("5i", "J'")], "b");
     assert_eq!(
         dests(&p, "9i"),
         set(&["10h", "9h", "8h", "8i", "10j", "9j", "8j"])
@@ -229,7 +197,7 @@ fn the_one_sided_pieces_keep_their_sides() {
         dests(&p, "5i"),
         set(&["6h", "5h", "4h", "6i", "6j", "5j", "4j"])
     );
-    let p = board(&v, &[("9i", "L'")], "b");
+    let p = cornered(&v, &[("9i", "L'")], "b");
     let d = dests(&p, "9i");
     for sq in ["9a", "9h", "10h", "16b", "8j", "1q", "9j"] {
         assert!(d.contains(sq), "{sq} in {d:?}");
@@ -238,8 +206,8 @@ fn the_one_sided_pieces_keep_their_sides() {
         assert!(!d.contains(sq), "{sq} in {d:?}");
     }
     // Break: a left general written as the right one.
-    let mirrored = broken("betza = \"FvWrW\"", "betza = \"FvWlW\"");
-    let p = board(&mirrored, &[("9i", "I'")], "b");
+    let mirrored = broken("dai-dai", "betza = \"FvWrW\"", "betza = \"FvWlW\"");
+    let p = cornered(&mirrored, &[("9i", "I'")], "b");
     assert!(dests(&p, "9i").contains("10i"));
 }
 

@@ -5,8 +5,7 @@
 //! break of the config that a test sees. Squares are USI: file 19..1 from left to right, rank
 //! a (gote's first rank) to s (sente's first rank); sente moves towards rank a.
 
-use rules::{perft, Color, EndReason, Position, Variant, VariantSpec};
-use std::collections::BTreeMap;
+use rules::{perft, Color, EndReason, Position, Variant};
 use std::sync::Arc;
 
 mod support;
@@ -14,35 +13,6 @@ use support::*;
 
 fn maka() -> Arc<Variant> {
     builtin("maka-dai-dai")
-}
-
-const TEXT: &str = include_str!("../../../configs/variants/maka-dai-dai.toml");
-
-/// The config with one text replacement (a deliberate break), compiled.
-fn broken(from: &str, to: &str) -> Result<Arc<Variant>, String> {
-    assert!(TEXT.contains(from), "{from:?} not in maka-dai-dai.toml");
-    let spec = VariantSpec::from_toml(&TEXT.replacen(from, to, 1), "maka-broken")
-        .map_err(|e| e.to_string())?;
-    Variant::compile(spec)
-        .map(Arc::new)
-        .map_err(|e| e.to_string())
-}
-
-/// The kings on 19s and 19a (out of the tested lines), plus `pieces`; `side` to move.
-fn board(v: &Arc<Variant>, pieces: &[(&str, &str)], side: &str) -> Position {
-    let mut all = vec![("19s", "K"), ("19a", "k")];
-    all.extend_from_slice(pieces);
-    composed(v, &all, &format!("{side} -"))
-}
-
-/// The kind on a USI square, by name (`-` when empty).
-fn name_at(p: &Position, sq: &str) -> String {
-    let v = p.variant();
-    let piece = p.piece_at(v.parse_square(sq).unwrap());
-    match piece.is_empty() {
-        true => "-".to_string(),
-        false => v.kinds[piece.kind() as usize].name.clone(),
-    }
 }
 
 #[test]
@@ -69,12 +39,7 @@ fn start_position_move_count_by_hand() {
     // 19 + 8 + 13 + 15 + 9 + 14 = 78.
     let p = Position::start(maka());
     assert_eq!(p.legal_moves().len(), 78);
-    let mut by: BTreeMap<String, usize> = BTreeMap::new();
-    for m in moves(&p) {
-        let digits = m.find(|c: char| c.is_ascii_lowercase()).unwrap();
-        *by.entry(m[..digits + 1].to_string()).or_default() += 1;
-    }
-    let mut want: BTreeMap<String, usize> = [
+    let mut want = counts(&[
         ("14m", 1),
         ("6m", 1),
         ("18o", 1),
@@ -113,14 +78,11 @@ fn start_position_move_count_by_hand() {
         ("6s", 1),
         ("13s", 1),
         ("7s", 1),
-    ]
-    .into_iter()
-    .map(|(s, n)| (s.to_string(), n))
-    .collect();
+    ]);
     for f in (1..=19).filter(|&f| f != 14 && f != 6) {
         want.insert(format!("{f}n"), 1);
     }
-    assert_eq!(by, want);
+    assert_eq!(moves_by_origin(&p), want);
     assert_eq!(dests(&p, "10p"), set(&["13m", "10m", "7m"]));
     assert_eq!(dests(&p, "13o"), set(&["14p", "15q", "16r"]));
     assert_eq!(name_at(&p, "10s"), "king");
@@ -164,7 +126,8 @@ fn the_king_takes_and_becomes_an_emperor_that_leaps_anywhere() {
     assert!(!from.contains("10i2a") && !from.contains("10i1a"));
     // Break: an emperor that is not royal is refused (a royal piece promotes only into a
     // royal form).
-    let err = broken(
+    let err = try_broken(
+        "maka-dai-dai",
         "name = \"emperor\", betza = \"mK\", royal = true,",
         "name = \"emperor\", betza = \"mK\",",
     )
@@ -177,7 +140,7 @@ fn the_deva_and_the_dark_spirit_are_contagious() {
     // Deva: the forward diagonals, the backward-right diagonal, straight left; dark spirit the
     // mirror image (sente's right is towards file 1).
     let v = maka();
-    let p = board(&v, &[("10j", "I'"), ("5j", "J'")], "b");
+    let p = cornered(&v, &[("10j", "I'"), ("5j", "J'")], "b");
     assert_eq!(dests(&p, "10j"), set(&["11i", "9i", "9k", "11j"]));
     assert_eq!(dests(&p, "5j"), set(&["6i", "4i", "6k", "4j"]));
     // A silver that takes a deva becomes a teaching king (not a free silver); a king that
@@ -198,7 +161,8 @@ fn the_deva_and_the_dark_spirit_are_contagious() {
     ];
     assert!(Position::from_sfen(&v, &composed(&v, &kings, "b -").to_sfen()).is_ok());
     // Break: without contagion the silver promotes as usual.
-    let plain = broken(
+    let plain = try_broken(
+        "maka-dai-dai",
         "name = \"deva\"\nbetza = \"fFbrFlW\"\ncontagious = true\n",
         "name = \"deva\"\nbetza = \"fFbrFlW\"\n",
     )
@@ -214,7 +178,7 @@ fn the_teaching_king_and_the_buddhist_spirit() {
     // on the way to 9f (a lion-dog move), and rides everywhere else.
     let v = maka();
     let pieces = [("9i", "+I'"), ("9h", "p"), ("9g", "p")];
-    let p = board(&v, &pieces, "b");
+    let p = cornered(&v, &pieces, "b");
     for usi in [
         "9i9h9g9f", "9i9h9i", "9i9g9h", "9i1a", "9i17a", "9i9s", "9i1i",
     ] {
@@ -223,15 +187,20 @@ fn the_teaching_king_and_the_buddhist_spirit() {
     // Buddhist spirit: a free king and a lion: takes the pawn on 9h without moving, jumps to
     // the lion's squares two away (10g) and rides.
     let pieces = [("9i", "+J'"), ("9h", "p")];
-    let p = board(&v, &pieces, "b");
+    let p = cornered(&v, &pieces, "b");
     for usi in ["9i9h9i", "9i10g", "9i8g", "9i1a", "9i9s", "9i9h9g"] {
         assert_legal(&p, usi);
     }
     assert_illegal(&p, "9i9h9g9f");
     // Break: a teaching king without the lion dog's power cannot take two on a line.
-    let queen = broken("betza = \"QADGH\", lion_line = \"Q3\" }", "betza = \"Q\" }").unwrap();
+    let queen = try_broken(
+        "maka-dai-dai",
+        "betza = \"QADGH\", lion_line = \"Q3\" }",
+        "betza = \"Q\" }",
+    )
+    .unwrap();
     let pieces = [("9i", "+I'"), ("9h", "p"), ("9g", "p")];
-    assert_illegal(&board(&queen, &pieces, "b"), "9i9h9g9f");
+    assert_illegal(&cornered(&queen, &pieces, "b"), "9i9h9g9f");
 }
 
 #[test]
@@ -257,7 +226,8 @@ fn the_crown_prince_is_a_second_royal_piece() {
     play(&mut p, "10i10h 15s15h 10h11h 15h11h");
     assert_eq!(p.outcome(), win(Color::Gote, EndReason::RoyalCaptured));
     // Break: a prince that is not royal leaves sente lost with its king.
-    let plain = broken(
+    let plain = try_broken(
+        "maka-dai-dai",
         "name = \"crown prince\", betza = \"K\", royal = true }",
         "name = \"crown prince\", betza = \"K\" }",
     )
@@ -271,11 +241,11 @@ fn the_crown_prince_is_a_second_royal_piece() {
 fn the_disputed_pieces_follow_the_tsa() {
     // Donkey: steps sideways, jumps two forwards and backwards (not the step forward).
     let v = maka();
-    let p = board(&v, &[("10j", "Y'"), ("10i", "P")], "b");
+    let p = cornered(&v, &[("10j", "Y'"), ("10i", "P")], "b");
     assert_eq!(dests(&p, "10j"), set(&["11j", "9j", "10h", "10l"]));
     // Free dragon (promoted reclining dragon): ranges forwards and diagonally forwards, steps
     // back.
-    let p = board(&v, &[("10j", "+D!")], "b");
+    let p = cornered(&v, &[("10j", "+D!")], "b");
     let d = dests(&p, "10j");
     for sq in ["10a", "1a", "18b", "10k", "11k", "9k"] {
         assert!(d.contains(sq), "{sq} in {d:?}");
@@ -284,23 +254,23 @@ fn the_disputed_pieces_follow_the_tsa() {
         assert!(!d.contains(sq), "{sq} in {d:?}");
     }
     // Free wolf (promoted evil wolf): bishop and vertical lines, five squares sideways.
-    let p = board(&v, &[("10j", "+W")], "b");
+    let p = cornered(&v, &[("10j", "+W")], "b");
     let d = dests(&p, "10j");
     for sq in ["10a", "1a", "18b", "10s", "2r", "5j", "15j"] {
         assert!(d.contains(sq), "{sq} in {d:?}");
     }
     assert!(!d.contains("4j") && !d.contains("16j"), "{d:?}");
     // Free bear (promoted blind bear): jumps to the second square diagonally forwards.
-    let p = board(&v, &[("10j", "+B'"), ("11i", "P"), ("9k", "P")], "b");
+    let p = cornered(&v, &[("10j", "+B'"), ("11i", "P"), ("9k", "P")], "b");
     let d = dests(&p, "10j");
     assert!(d.contains("12h") && !d.contains("8l"), "{d:?}");
     // Capricorn: a bishop that may turn once: it reaches 10h (11i, then back), not 10i.
-    let p = board(&v, &[("10j", "C!")], "b");
+    let p = cornered(&v, &[("10j", "C!")], "b");
     let d = dests(&p, "10j");
     assert!(d.contains("10h") && !d.contains("10i"), "{d:?}");
     // Break: the Wikipedia-table donkey (steps all four ways) has the step forward.
-    let stepper = broken("betza = \"sWvD\"", "betza = \"WvD\"").unwrap();
-    let p = board(&stepper, &[("10j", "Y'")], "b");
+    let stepper = try_broken("maka-dai-dai", "betza = \"sWvD\"", "betza = \"WvD\"").unwrap();
+    let p = cornered(&stepper, &[("10j", "Y'")], "b");
     assert!(dests(&p, "10j").contains("10i"));
 }
 

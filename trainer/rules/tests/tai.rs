@@ -5,8 +5,7 @@
 //! test sees. Squares are USI: file 25..1 from left to right, rank a (gote's first rank) to y
 //! (sente's first rank); sente moves towards rank a.
 
-use rules::{perft, Color, EndReason, Position, Variant, VariantSpec};
-use std::collections::BTreeMap;
+use rules::{perft, Color, EndReason, Position, Variant};
 use std::sync::Arc;
 
 mod support;
@@ -14,31 +13,6 @@ use support::*;
 
 fn tai() -> Arc<Variant> {
     builtin("tai")
-}
-
-/// Tai with one text replacement in its config (a deliberate break).
-fn broken(from: &str, to: &str) -> Arc<Variant> {
-    let text = include_str!("../../../configs/variants/tai.toml");
-    assert!(text.contains(from), "{from:?} not in tai.toml");
-    let spec = VariantSpec::from_toml(&text.replacen(from, to, 1), "tai-broken").unwrap();
-    Arc::new(Variant::compile(spec).unwrap())
-}
-
-/// The emperors on 25y and 25a (out of the tested lines), plus `pieces`; `side` to move.
-fn board(v: &Arc<Variant>, pieces: &[(&str, &str)], side: &str) -> Position {
-    let mut all = vec![("25y", "K"), ("25a", "k")];
-    all.extend_from_slice(pieces);
-    composed(v, &all, &format!("{side} -"))
-}
-
-/// The kind on a USI square, by name (`-` when empty).
-fn name_at(p: &Position, sq: &str) -> String {
-    let v = p.variant();
-    let piece = p.piece_at(v.parse_square(sq).unwrap());
-    match piece.is_empty() {
-        true => "-".to_string(),
-        false => v.kinds[piece.kind() as usize].name.clone(),
-    }
 }
 
 #[test]
@@ -54,26 +28,18 @@ fn start_position_move_count_by_hand() {
     // 271 + 23 + 2 + 6 + 2 = 304.
     let p = Position::start(tai());
     assert_eq!(p.legal_moves().len(), 304);
-    let mut by: BTreeMap<String, usize> = BTreeMap::new();
-    for m in moves(&p) {
-        let digits = m.find(|c: char| c.is_ascii_lowercase()).unwrap();
-        *by.entry(m[..digits + 1].to_string()).or_default() += 1;
-    }
-    let mut want: BTreeMap<String, usize> = [
+    let mut want = counts(&[
         ("13y", 271),
         ("18r", 1),
         ("8r", 1),
         ("13t", 6),
         ("22t", 1),
         ("4t", 1),
-    ]
-    .into_iter()
-    .map(|(s, n)| (s.to_string(), n))
-    .collect();
+    ]);
     for f in (1..=25).filter(|&f| f != 18 && f != 8) {
         want.insert(format!("{f}s"), 1);
     }
-    assert_eq!(by, want);
+    assert_eq!(moves_by_origin(&p), want);
     assert_eq!(
         dests(&p, "13t"),
         set(&["13r", "13q", "11r", "15r", "10q", "16q"])
@@ -97,6 +63,7 @@ fn emperor_and_prince_both_fall_before_the_game_is_lost() {
     assert_eq!(p.outcome(), win(Color::Gote, EndReason::RoyalCaptured));
     // Break: a crown prince that is not royal, and the emperor's capture ends the game.
     let plain = broken(
+        "tai",
         "name = \"crown prince\"\nbetza = \"K\"\nroyal = true\n",
         "name = \"crown prince\"\nbetza = \"K\"\n",
     );
@@ -118,7 +85,7 @@ fn pieces_promote_into_pieces_of_the_start_position() {
         ("5l", "p"),
         ("1a", "p"),
     ];
-    let mut p = board(&v, &pieces, "b");
+    let mut p = cornered(&v, &pieces, "b");
     play(&mut p, "13m10j");
     assert_eq!(name_at(&p, "10j"), "gold general");
     assert!(p.to_sfen().contains("/15G9/"), "{}", p.to_sfen());
@@ -135,13 +102,14 @@ fn pieces_promote_into_pieces_of_the_start_position() {
         ("10m", "G"),
         ("9m", "G"),
     ];
-    assert!(Position::from_sfen(&v, &board(&v, &golds, "b").to_sfen()).is_ok());
+    assert!(Position::from_sfen(&v, &cornered(&v, &golds, "b").to_sfen()).is_ok());
     // Break: a bishop without a promotion stays a bishop.
     let plain = broken(
+        "tai",
         "name = \"bishop\"\nbetza = \"B\"\npromotes_to = \"G\"\n",
         "name = \"bishop\"\nbetza = \"B\"\n",
     );
-    let mut p = board(&plain, &pieces, "b");
+    let mut p = cornered(&plain, &pieces, "b");
     play(&mut p, "13m10j");
     assert_eq!(name_at(&p, "10j"), "bishop");
 }
@@ -151,7 +119,7 @@ fn the_peacock_hooks_from_its_forward_diagonals() {
     // On 13m of an empty board: along either forward diagonal and then at right angles (13k
     // through 14l or 12l), two squares diagonally back, never straight or further back.
     let v = tai();
-    let p = board(&v, &[("13m", "P!")], "b");
+    let p = cornered(&v, &[("13m", "P!")], "b");
     let d = dests(&p, "13m");
     for sq in ["14l", "1a", "13k", "13c", "21e", "14n", "15o", "11o"] {
         assert!(d.contains(sq), "{sq} in {d:?}");
@@ -160,8 +128,12 @@ fn the_peacock_hooks_from_its_forward_diagonals() {
         assert!(!d.contains(sq), "{sq} in {d:?}");
     }
     // Break: without the hook it only rides the forward diagonals.
-    let plain = broken("betza = \"fBbB2\"\nhook = \"fB\"\n", "betza = \"fBbB2\"\n");
-    let p = board(&plain, &[("13m", "P!")], "b");
+    let plain = broken(
+        "tai",
+        "betza = \"fBbB2\"\nhook = \"fB\"\n",
+        "betza = \"fBbB2\"\n",
+    );
+    let p = cornered(&plain, &[("13m", "P!")], "b");
     assert!(!dests(&p, "13m").contains("13k"));
 }
 
@@ -169,8 +141,8 @@ fn the_peacock_hooks_from_its_forward_diagonals() {
 fn the_vermillion_sparrow_and_the_turtle_snake_move_alike() {
     // Both: ride forwards and diagonally forwards, one step back, two squares diagonally back.
     let v = tai();
-    let sparrow = dests(&board(&v, &[("13m", "V^")], "b"), "13m");
-    let snake = dests(&board(&v, &[("13m", "T^")], "b"), "13m");
+    let sparrow = dests(&cornered(&v, &[("13m", "V^")], "b"), "13m");
+    let snake = dests(&cornered(&v, &[("13m", "T^")], "b"), "13m");
     assert_eq!(sparrow, snake);
     for sq in ["13a", "1a", "24b", "13n", "11o", "15o"] {
         assert!(sparrow.contains(sq), "{sq} in {sparrow:?}");

@@ -155,3 +155,69 @@ pub fn composed(v: &Arc<Variant>, pieces: &[(&str, &str)], side_and_hands: &str)
     let sfen = format!("{} {side_and_hands} 1", rows.join("/"));
     Position::from_sfen_composed(v, &sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"))
 }
+
+/// The kind on a USI square, by name (`-` when empty).
+pub fn name_at(p: &Position, sq: &str) -> String {
+    let v = p.variant();
+    let piece = p.piece_at(v.parse_square(sq).unwrap());
+    match piece.is_empty() {
+        true => "-".to_string(),
+        false => v.kinds[piece.kind() as usize].name.clone(),
+    }
+}
+
+/// How many legal moves leave each square (the USI text up to its first rank letter).
+pub fn moves_by_origin(p: &Position) -> std::collections::BTreeMap<String, usize> {
+    let mut by = std::collections::BTreeMap::new();
+    for m in moves(p) {
+        let rank = m.find(|c: char| c.is_ascii_lowercase()).unwrap();
+        *by.entry(m[..=rank].to_string()).or_default() += 1;
+    }
+    by
+}
+
+/// The counts `(square, moves)` as a map, for comparing with [`moves_by_origin`].
+pub fn counts(pairs: &[(&str, usize)]) -> std::collections::BTreeMap<String, usize> {
+    pairs.iter().map(|&(s, n)| (s.to_string(), n)).collect()
+}
+
+/// The built-in variant `name` with one text replacement in its config file (a deliberate
+/// break), compiled, or the compiler's error.
+pub fn try_broken(name: &str, from: &str, to: &str) -> Result<Arc<Variant>, String> {
+    let path = format!(
+        "{}/../../configs/variants/{name}.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{from:?} not in {name}.toml");
+    let spec =
+        rules::VariantSpec::from_toml(&text.replacen(from, to, 1), &format!("{name}-broken"))
+            .map_err(|e| e.to_string())?;
+    Variant::compile(spec)
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
+}
+
+/// [`try_broken`] for a break that still compiles.
+pub fn broken(name: &str, from: &str, to: &str) -> Arc<Variant> {
+    try_broken(name, from, to).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// A composed position with the first royal kind of each side in the left corners (the last
+/// file on ranks a and the last rank, out of the tested lines), plus `pieces`; `side` to move.
+pub fn cornered(v: &Arc<Variant>, pieces: &[(&str, &str)], side: &str) -> Position {
+    let royal = (0..v.kinds.len() as rules::Kind)
+        .find(|&k| v.kinds[k as usize].royal)
+        .unwrap();
+    let (top, bottom) = (
+        format!("{}a", v.files),
+        format!("{}{}", v.files, (b'a' + v.ranks - 1) as char),
+    );
+    let (ours, theirs) = (v.kind_token(royal), v.kind_token_for(Color::Gote, royal));
+    let mut all = vec![
+        (bottom.as_str(), ours.as_str()),
+        (top.as_str(), theirs.as_str()),
+    ];
+    all.extend_from_slice(pieces);
+    composed(v, &all, &format!("{side} -"))
+}
