@@ -168,8 +168,7 @@ fn our_offsets(v: &Arc<Variant>, k: Kind) -> Option<BTreeSet<(i32, i32)>> {
         .iter()
         .map(|(a, b)| (a.as_str(), b.as_str()))
         .collect();
-    let sfen = compose_sfen(v, &pieces)?;
-    let p = Position::from_sfen_composed(v, &sfen).ok()?;
+    let p = try_composed(v, &pieces, "b -").ok()?;
     let from = sq(c, c);
     let mut out = BTreeSet::new();
     for m in moves_with(&p, &from) {
@@ -185,41 +184,6 @@ fn our_offsets(v: &Arc<Variant>, k: Kind) -> Option<BTreeSet<(i32, i32)>> {
         out.insert((n - file - c, rank - c));
     }
     Some(out)
-}
-
-/// An SFEN with `pieces` (USI square, token) and sente to move, or None.
-fn compose_sfen(v: &Variant, pieces: &[(&str, &str)]) -> Option<String> {
-    let (files, ranks) = (v.files as usize, v.ranks as usize);
-    let mut grid = vec![vec![String::new(); files]; ranks];
-    for (sq, token) in pieces {
-        let split = sq.find(|c: char| c.is_ascii_lowercase())?;
-        let file: usize = sq[..split].parse().ok()?;
-        let rank = (sq.as_bytes()[split] - b'a') as usize;
-        grid[rank][files - file] = token.to_string();
-    }
-    let rows: Vec<String> = grid
-        .iter()
-        .map(|row| {
-            let mut s = String::new();
-            let mut empty = 0;
-            for cell in row {
-                if cell.is_empty() {
-                    empty += 1;
-                    continue;
-                }
-                if empty > 0 {
-                    s += &empty.to_string();
-                    empty = 0;
-                }
-                s += cell;
-            }
-            if empty > 0 {
-                s += &empty.to_string();
-            }
-            s
-        })
-        .collect();
-    Some(format!("{} b - 1", rows.join("/")))
 }
 
 /// Compares a variant with its table: moves, promotions and the start position. `aliases`:

@@ -121,6 +121,16 @@ pub fn draw(reason: EndReason) -> Option<Outcome> {
 
 /// A composed position: `pieces` as (square, SFEN token), then side to move and hands.
 pub fn composed(v: &Arc<Variant>, pieces: &[(&str, &str)], side_and_hands: &str) -> Position {
+    try_composed(v, pieces, side_and_hands).unwrap_or_else(|(sfen, e)| panic!("{sfen}: {e}"))
+}
+
+/// [`composed`], or the SFEN and the reason it does not read (a second royal piece where the
+/// variant has one royal kind).
+pub fn try_composed(
+    v: &Arc<Variant>,
+    pieces: &[(&str, &str)],
+    side_and_hands: &str,
+) -> Result<Position, (String, Error)> {
     let (files, ranks) = (v.files as usize, v.ranks as usize);
     let mut board = vec![vec![""; files]; ranks];
     for &(sq, token) in pieces {
@@ -153,7 +163,7 @@ pub fn composed(v: &Arc<Variant>, pieces: &[(&str, &str)], side_and_hands: &str)
         })
         .collect();
     let sfen = format!("{} {side_and_hands} 1", rows.join("/"));
-    Position::from_sfen_composed(v, &sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"))
+    Position::from_sfen_composed(v, &sfen).map_err(|e| (sfen, e))
 }
 
 /// The kind on a USI square, by name (`-` when empty).
