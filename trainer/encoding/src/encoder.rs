@@ -424,7 +424,7 @@ impl Encoder {
         let mut names = Vec::with_capacity(self.num_planes());
         for side in ["own", "opp"] {
             for k in 0..self.kinds {
-                names.push(format!("{side} {}", v.kind_token(k as u8)));
+                names.push(format!("{side} {}", v.kind_token(k as rules::Kind)));
             }
         }
         for &k in &v.hand_kinds {
@@ -436,7 +436,10 @@ impl Encoder {
         if self.attacks {
             for side in ["own", "opp"] {
                 for k in 0..self.kinds {
-                    names.push(format!("{side} attacks of {}", v.kind_token(k as u8)));
+                    names.push(format!(
+                        "{side} attacks of {}",
+                        v.kind_token(k as rules::Kind)
+                    ));
                 }
                 names.extend((1..=ATTACK_COUNTS).map(|c| format!("{side} attackers >= {c}")));
             }

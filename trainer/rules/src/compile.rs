@@ -7,6 +7,7 @@
 use crate::betza::{self, MoveAtom, TwoLeg};
 use crate::bitset::SquareSet;
 use crate::error::{Error, Result};
+use crate::position::SMALL_BOARD;
 use crate::spec::{EndSpec, PieceDropSpec, PieceSpec, PromotedSpec, VariantSpec};
 use crate::tables::{build_drop_squares, build_tables};
 use crate::types::{Kind, Letter};
@@ -14,7 +15,7 @@ use crate::values::{
     ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
     RepetitionFor, StalemateValue,
 };
-use crate::variant::{KindInfo, Powers, Variant, MAX_KINDS, MAX_SIDE};
+use crate::variant::{KindInfo, Powers, Variant, MAX_KINDS, MAX_SIDE, MAX_SMALL_KINDS};
 use std::sync::Arc;
 
 /// The rules of a variant other than its pieces, as read from the spec (defaults applied).
@@ -99,7 +100,7 @@ impl Compiler<'_> {
     pub(crate) fn compile(&self, spec: VariantSpec) -> Result<Variant> {
         let rules = self.game_rules(&spec)?;
         let pieces = spec.pieces.as_deref().unwrap_or_default();
-        let mut kinds = self.parse_kinds(pieces, rules.ranks)?;
+        let mut kinds = self.parse_kinds(pieces, rules.files, rules.ranks)?;
         self.link_promotes_to(pieces, &rules, &mut kinds.kinds)?;
         self.link_captured_as(pieces, &mut kinds.kinds)?;
         self.link_contagion(pieces, &mut kinds.kinds)?;
@@ -262,7 +263,7 @@ impl Compiler<'_> {
     }
 
     /// The kinds: unpromoted in declaration order, then promoted forms.
-    fn parse_kinds(&self, pieces: &[PieceSpec], ranks: u8) -> Result<Kinds> {
+    fn parse_kinds(&self, pieces: &[PieceSpec], files: u8, ranks: u8) -> Result<Kinds> {
         let mut ks = Kinds::default();
         for (i, p) in pieces.iter().enumerate() {
             let (kind, atoms, extra, drop) = self.base_kind(i, p, ranks, &ks.kinds)?;
@@ -280,11 +281,17 @@ impl Compiler<'_> {
                 ks.extras.push(Vec::new());
             }
         }
-        if ks.kinds.len() > MAX_KINDS {
+        let most = if files as usize * ranks as usize <= SMALL_BOARD {
+            MAX_SMALL_KINDS
+        } else {
+            MAX_KINDS
+        };
+        if ks.kinds.len() > most {
             return Err(self.err(
                 "pieces",
                 format!(
-                    "{} kinds with promoted forms; at most {MAX_KINDS}",
+                    "{} kinds with promoted forms; at most {most} on this board ({MAX_SMALL_KINDS} \
+                     on boards of up to 256 squares, {MAX_KINDS} on larger ones)",
                     ks.kinds.len()
                 ),
             ));
@@ -771,7 +778,8 @@ impl Compiler<'_> {
             None => Err(self.err(
                 format!("pieces[{i}].letter"),
                 format!(
-                    "must be one ASCII letter, optionally followed by ', ! or ^, got {:?}",
+                    "must be one ASCII letter, optionally followed by one of {}, got {:?}",
+                    Letter::MARKS.iter().collect::<String>(),
                     p.letter
                 ),
             )),
@@ -895,6 +903,7 @@ fn unbuilt(
         rays: Vec::new(),
         leap_attack_index: Vec::new(),
         leap_attackers: Vec::new(),
+        kind_sets: Vec::new(),
         small: Default::default(),
         ray_attack: Vec::new(),
         ray_scans: [Vec::new(), Vec::new()],
@@ -907,6 +916,7 @@ fn unbuilt(
         leap_checks: Vec::new(),
         all_squares: SquareSet::EMPTY,
         z_board: Vec::new(),
+        z_half: 128,
         z_hand: Vec::new(),
         z_side: 0,
     }

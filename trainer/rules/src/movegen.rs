@@ -796,6 +796,18 @@ impl Position {
                 let special = info.drop_must_check || (info.no_drop_mate && check_drop_mate);
                 // A royal piece dropped (Unashogi) must not land in check.
                 let royal = info.royal;
+                if !special
+                    && !royal
+                    && !ctx.test_all
+                    && (!ctx.to_sensitive || targets.and(ctx.sensitive).is_empty())
+                {
+                    // Every target is legal: the common case, in one tight loop.
+                    out.extend(targets.iter().map(|to| Move::Drop {
+                        kind,
+                        to: to as Square,
+                    }));
+                    continue;
+                }
                 for to in targets.iter() {
                     let mv = Move::Drop {
                         kind,

@@ -165,7 +165,7 @@ impl Position {
         let v = &*self.variant;
         let mut h = 0;
         for sq in 0..v.n {
-            h ^= v.zb(sq, self.board[sq].0);
+            h ^= v.zb(sq, self.board[sq]);
         }
         for c in Color::ALL {
             for i in 0..v.hand_kinds.len() {
@@ -182,7 +182,7 @@ impl Position {
     pub(crate) fn put(&mut self, sq: usize, p: Piece) {
         self.board[sq] = p;
         self.occ[p.color().index()].insert(sq);
-        self.hash ^= self.variant.zb(sq, p.0);
+        self.hash ^= self.variant.zb(sq, p);
         if self.variant.kinds[p.kind() as usize].royal {
             let c = p.color().index();
             self.royals[c] += 1;
@@ -200,7 +200,7 @@ impl Position {
         let p = self.board[sq];
         self.board[sq] = Piece::EMPTY;
         self.occ[p.color().index()].remove(sq);
-        self.hash ^= self.variant.zb(sq, p.0);
+        self.hash ^= self.variant.zb(sq, p);
         if self.variant.kinds[p.kind() as usize].royal {
             let c = p.color().index();
             self.royals[c] -= 1;
@@ -730,7 +730,7 @@ pub(crate) fn attacked<S: SquareIndex, B: BoardRead + ?Sized>(
     let (s, e) = v.leap_attack_index[by.index() * v.n + sq];
     for &(from, mask) in &S::leap_attackers(v)[s as usize..e as usize] {
         let p = board.at(from.into());
-        if p.is_color(by) && mask >> p.kind() & 1 != 0 {
+        if p.is_color(by) && S::attacks(v, mask, p.kind()) {
             return true;
         }
     }

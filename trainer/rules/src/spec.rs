@@ -87,8 +87,9 @@ pub struct LionSpec {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PieceSpec {
-    /// One ASCII letter, optionally followed by a mark (`'`, `!` or `^`, for variants with more kinds
-    /// than letters); uppercase in the file, lowercase for gote in SFEN.
+    /// One ASCII letter, optionally followed by a mark (`'`, `!`, `^`, `~`, `=`, `?`, `@`, `$`,
+    /// `%`, `&`, `:` or `;`, for variants with more kinds than letters); uppercase in the file,
+    /// lowercase for gote in SFEN.
     pub letter: String,
     /// Name for humans.
     pub name: Option<String>,

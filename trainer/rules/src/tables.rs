@@ -5,14 +5,14 @@ use crate::betza::{MoveAtom, MAX_HOPS};
 use crate::bitset::SquareSet;
 use crate::spec::PieceDropSpec;
 use crate::types::{Color, Square};
-use crate::variant::{BoardLeg, RayMove, RayScan, Variant, CAPTURE, MAX_HAND_COUNT, MOVE};
+use crate::variant::{BoardLeg, KindSet, RayMove, RayScan, Variant, CAPTURE, MAX_HAND_COUNT, MOVE};
 
 /// A leap on the board: (file, rank) vector and its MOVE/CAPTURE modes.
 type BoardLeap = ((i8, i8), u8);
 
 /// Reverse leap attacks being collected: per (attacking colour, target), the squares attacking
 /// it and a bit per attacking kind.
-type LeapAttacks = Vec<Vec<(Square, u128)>>;
+type LeapAttacks = Vec<Vec<(Square, KindSet)>>;
 
 /// Board vector of a piece-relative step for a colour: sente faces rank a (y decreasing).
 pub(crate) fn board_vec(c: Color, dx: i8, dy: i8) -> (i8, i8) {
@@ -146,20 +146,29 @@ pub(crate) fn build_tables(v: &mut Variant, atoms: &[Vec<MoveAtom>], extras: &[V
         v.ray_scans[c.index()] = ray_scans(v, c);
     }
     v.leap_attack_index = Vec::with_capacity(2 * n);
+    // Each distinct set of attacking kinds is stored once: a few hundred sets serve every
+    // square of the board.
+    let mut set_ids = std::collections::HashMap::new();
+    let mut small = Vec::new();
     for e in leap_att {
         let s = v.leap_attackers.len() as u32;
-        v.leap_attackers.extend(e);
+        for (sq, set) in e {
+            let id = *set_ids.entry(set).or_insert_with(|| {
+                v.kind_sets.push(set);
+                v.kind_sets.len() as u32 - 1
+            });
+            v.leap_attackers.push((sq, id));
+            if v.n <= 256 {
+                small.push((sq as u8, set.low()));
+            }
+        }
         v.leap_attack_index.push((s, v.leap_attackers.len() as u32));
     }
     if v.n <= 256 {
         let byte = |sq: crate::types::Square| sq as u8;
         v.small.ray_squares = v.ray_squares.iter().map(|&s| byte(s)).collect();
         v.small.leaps = v.leaps.iter().map(|&(s, m)| (byte(s), m)).collect();
-        v.small.leap_attackers = v
-            .leap_attackers
-            .iter()
-            .map(|&(s, m)| (byte(s), m))
-            .collect();
+        v.small.leap_attackers = small;
     }
     build_square_sets(v);
     v.leap_checks = leap_checks(v);
@@ -327,8 +336,8 @@ fn add_leaps<'a>(
         if mode & CAPTURE != 0 {
             let e = &mut leap_att[c.index() * v.n + to];
             match e.iter_mut().find(|e| e.0 as usize == sq) {
-                Some(e) => e.1 |= 1u128 << k,
-                None => e.push((sq as Square, 1u128 << k)),
+                Some(e) => e.1.insert(k),
+                None => e.push((sq as Square, KindSet::of(k))),
             }
         }
     }
@@ -411,9 +420,12 @@ fn leap_checks(v: &Variant) -> Vec<SquareSet> {
 fn build_zobrist(v: &mut Variant) {
     let (n, h) = (v.n, v.hand_kinds.len());
     let mut rng = crate::rng::SplitMix64(0x05EE_D0F5_A061_u64 ^ ((n as u64) << 32));
-    v.z_board = (0..n * 256).map(|_| rng.next_u64()).collect();
+    // Keys per square: the empty square, then each kind of sente and of gote; 128 per side
+    // (the keys of the one-byte pieces of earlier versions) unless there are more kinds.
+    v.z_half = 128.max(v.kinds.len() + 1);
+    v.z_board = (0..n * 2 * v.z_half).map(|_| rng.next_u64()).collect();
     for sq in 0..n {
-        v.z_board[sq * 256] = 0; // empty square
+        v.z_board[sq * 2 * v.z_half] = 0; // empty square
     }
     v.z_hand = (0..2 * h * (MAX_HAND_COUNT + 1))
         .map(|i| {

@@ -33,12 +33,13 @@ impl Color {
 /// 36x36 have 1,296 squares).
 pub type Square = u16;
 
-/// Index of a piece kind in its variant (promoted forms are kinds of their own).
-pub type Kind = u8;
+/// Index of a piece kind in its variant (promoted forms are kinds of their own; two bytes:
+/// Taikyoku shogi's pieces with their promoted forms are some 500 kinds).
+pub type Kind = u16;
 
-/// A piece on a square: 0 is empty, otherwise `1 + kind + 128 * colour`.
+/// A piece on a square: 0 is empty, otherwise `1 + kind + 32768 * colour`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, Default)]
-pub struct Piece(pub u8);
+pub struct Piece(pub u16);
 
 impl Piece {
     /// The empty square.
@@ -47,7 +48,7 @@ impl Piece {
     /// A piece of `kind` owned by `color`.
     #[inline(always)]
     pub fn new(color: Color, kind: Kind) -> Piece {
-        Piece(1 + kind + ((color as u8) << 7))
+        Piece(1 + kind + ((color as u16) << 15))
     }
 
     /// Whether this is an empty square.
@@ -59,7 +60,7 @@ impl Piece {
     /// The owner (meaningless for the empty square).
     #[inline(always)]
     pub fn color(self) -> Color {
-        if self.0 & 128 != 0 {
+        if self.0 & 0x8000 != 0 {
             Color::Gote
         } else {
             Color::Sente
@@ -69,13 +70,13 @@ impl Piece {
     /// The kind (meaningless for the empty square).
     #[inline(always)]
     pub fn kind(self) -> Kind {
-        (self.0 & 127) - 1
+        (self.0 & 0x7fff) - 1
     }
 
     /// Whether a piece of `color` stands here.
     #[inline(always)]
     pub fn is_color(self, color: Color) -> bool {
-        self.0 != 0 && (self.0 >> 7) == color as u8
+        self.0 != 0 && (self.0 >> 15) == color as u16
     }
 }
 
@@ -201,8 +202,8 @@ impl Move {
 
 /// The name of a piece kind in SFEN and USI: an ASCII letter, uppercase for sente and lowercase
 /// for gote, and for variants with more kinds than letters an optional mark after it, `'` or
-/// `!` (XBoard's convention for large shogi: `N'`, `l!`), or `^` where even those run out (Tai
-/// shogi's 93 pieces).
+/// `!` (XBoard's convention for large shogi: `N'`, `l!`), or one of [`Letter::MARKS`]' others
+/// where even those run out (`^` for Tai shogi's 93 pieces; 338 letters in all).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Letter {
     /// The letter, uppercase.
@@ -212,8 +213,9 @@ pub struct Letter {
 }
 
 impl Letter {
-    /// The marks a letter may carry.
-    pub const MARKS: [char; 3] = ['\'', '!', '^'];
+    /// The marks a letter may carry: none is a digit, `+`, `*`, `/` or `-`, which SFEN and USI
+    /// read otherwise.
+    pub const MARKS: [char; 12] = ['\'', '!', '^', '~', '=', '?', '@', '$', '%', '&', ':', ';'];
 
     /// A letter without a mark.
     pub fn plain(ch: char) -> Letter {

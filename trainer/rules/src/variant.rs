@@ -14,7 +14,38 @@ use std::path::Path;
 pub(crate) struct SmallTables {
     pub(crate) ray_squares: Vec<u8>,
     pub(crate) leaps: Vec<(u8, u8)>,
+    /// Reverse leap attacks with the attacking kinds as one 128-bit word (boards of at most
+    /// 256 squares have at most [`MAX_SMALL_KINDS`] kinds).
     pub(crate) leap_attackers: Vec<(u8, u128)>,
+}
+
+/// A set of piece kinds, one bit each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct KindSet([u64; MAX_KINDS / 64]);
+
+impl KindSet {
+    /// The set of kind `k` alone.
+    pub(crate) fn of(k: usize) -> KindSet {
+        let mut s = KindSet::default();
+        s.insert(k);
+        s
+    }
+
+    /// Adds kind `k`.
+    pub(crate) fn insert(&mut self, k: usize) {
+        self.0[k / 64] |= 1 << (k % 64);
+    }
+
+    /// Whether kind `k` is in the set.
+    #[inline(always)]
+    pub(crate) fn contains(&self, k: usize) -> bool {
+        self.0[k / 64] >> (k % 64) & 1 != 0
+    }
+
+    /// The first 128 kinds as one word.
+    pub(crate) fn low(&self) -> u128 {
+        self.0[0] as u128 | (self.0[1] as u128) << 64
+    }
 }
 
 /// The square type of a board size's move tables: one byte for boards of at most 256 squares
@@ -25,8 +56,13 @@ pub(crate) trait SquareIndex: Copy + Into<usize> + 'static {
     fn ray_squares(v: &Variant) -> &[Self];
     /// Every leap (see [`Variant::leaps_in`]).
     fn leaps(v: &Variant) -> &[(Self, u8)];
-    /// Reverse leap attacks: attacking square and mask of the kinds that attack from there.
-    fn leap_attackers(v: &Variant) -> &[(Self, u128)];
+    /// The attacking kinds of a reverse leap attack: a 128-bit word on small boards, an index
+    /// into [`Variant::kind_sets`] on the others.
+    type Kinds: Copy;
+    /// Reverse leap attacks: attacking square and the kinds that attack from there.
+    fn leap_attackers(v: &Variant) -> &[(Self, Self::Kinds)];
+    /// Whether kind `k` is among `kinds`.
+    fn attacks(v: &Variant, kinds: Self::Kinds, k: Kind) -> bool;
 }
 
 impl SquareIndex for u8 {
@@ -38,9 +74,14 @@ impl SquareIndex for u8 {
     fn leaps(v: &Variant) -> &[(u8, u8)] {
         &v.small.leaps
     }
+    type Kinds = u128;
     #[inline(always)]
     fn leap_attackers(v: &Variant) -> &[(u8, u128)] {
         &v.small.leap_attackers
+    }
+    #[inline(always)]
+    fn attacks(_: &Variant, kinds: u128, k: Kind) -> bool {
+        kinds >> k & 1 != 0
     }
 }
 
@@ -53,9 +94,14 @@ impl SquareIndex for u16 {
     fn leaps(v: &Variant) -> &[(u16, u8)] {
         &v.leaps
     }
+    type Kinds = u32;
     #[inline(always)]
-    fn leap_attackers(v: &Variant) -> &[(u16, u128)] {
+    fn leap_attackers(v: &Variant) -> &[(u16, u32)] {
         &v.leap_attackers
+    }
+    #[inline(always)]
+    fn attacks(v: &Variant, kinds: u32, k: Kind) -> bool {
+        v.kind_sets[kinds as usize].contains(k as usize)
     }
 }
 
@@ -64,7 +110,10 @@ pub const MAX_SIDE: u8 = 36;
 /// Largest number of squares.
 pub const MAX_SQUARES: usize = MAX_SIDE as usize * MAX_SIDE as usize;
 /// Largest number of piece kinds, promoted forms included.
-pub const MAX_KINDS: usize = 126;
+pub const MAX_KINDS: usize = 512;
+/// Largest number of piece kinds on boards of at most 256 squares (16x16), whose move
+/// generation keeps the attacking kinds of a square in one 128-bit word.
+pub const MAX_SMALL_KINDS: usize = 128;
 /// Largest number of pieces of one kind (board and hands together, promoted included).
 pub const MAX_HAND_COUNT: usize = 255;
 
@@ -354,7 +403,9 @@ pub struct Variant {
     pub(crate) rays: Vec<Vec<RayMove>>,
     /// Reverse leap attacks per (attacking colour, target): ranges into `leap_attackers`.
     pub(crate) leap_attack_index: Vec<(u32, u32)>,
-    pub(crate) leap_attackers: Vec<(Square, u128)>,
+    pub(crate) leap_attackers: Vec<(Square, u32)>,
+    /// The distinct sets of attacking kinds `leap_attackers` points into.
+    pub(crate) kind_sets: Vec<KindSet>,
     /// The same tables with one-byte squares, for boards of at most 256 squares (empty for
     /// larger boards).
     pub(crate) small: SmallTables,
@@ -381,8 +432,10 @@ pub struct Variant {
     pub(crate) leap_checks: Vec<SquareSet>,
     /// All squares of the board.
     pub(crate) all_squares: SquareSet,
-    /// Zobrist keys: piece code (0..256) per square.
+    /// Zobrist keys per square: the empty square, sente's kinds, gote's kinds (see [`Self::zb`]).
     pub(crate) z_board: Vec<u64>,
+    /// Half the Zobrist keys per square.
+    pub(crate) z_half: usize,
     /// Zobrist keys per (colour, hand index, count).
     pub(crate) z_hand: Vec<u64>,
     pub(crate) z_side: u64,
@@ -587,10 +640,11 @@ impl Variant {
             })
     }
 
-    /// Zobrist key of a piece code on a square.
+    /// Zobrist key of a piece on a square.
     #[inline(always)]
-    pub(crate) fn zb(&self, sq: usize, code: u8) -> u64 {
-        self.z_board[sq * 256 + code as usize]
+    pub(crate) fn zb(&self, sq: usize, p: crate::types::Piece) -> u64 {
+        let code = (p.0 & 0x7fff) as usize + (p.0 >> 15) as usize * self.z_half;
+        self.z_board[sq * 2 * self.z_half + code]
     }
 
     /// Zobrist key of holding `count` pieces of hand index `h`.

@@ -6,7 +6,9 @@
 //! towards it. Sente's zone is ranks a to e; gote's is k to o.
 
 use rules::fsf::to_fsf_ini;
-use rules::{perft, Color, EndReason, Error, Letter, PieceSpec, Position, Variant, VariantSpec};
+use rules::{
+    perft, Color, EndReason, Error, Kind, Letter, PieceSpec, Position, Variant, VariantSpec,
+};
 use std::sync::Arc;
 
 mod support;
@@ -83,9 +85,9 @@ fn marked_letters_in_sfen() {
             continue;
         }
         for c in Color::ALL {
-            let token = v.kind_token_for(c, k as u8);
+            let token = v.kind_token_for(c, k as Kind);
             let p = pos(&[("8h", &token), ("13o", "K"), ("2a", "k")], "b -");
-            assert_eq!(p.piece_at(v.parse_square("8h").unwrap()).kind(), k as u8);
+            assert_eq!(p.piece_at(v.parse_square("8h").unwrap()).kind(), k as Kind);
             assert!(p.to_sfen().contains(&token), "{token}: {}", p.to_sfen());
         }
     }
@@ -160,7 +162,9 @@ fn with_piece(letter: &str) -> rules::Result<Variant> {
 
 #[test]
 fn config_letters_take_one_mark_at_most() {
-    for bad in ["S''", "S?", "'S", "SS", "!", "S^!", "^"] {
+    for bad in [
+        "S''", "S#", "S*", "S+", "S-", "S/", "S1", "'S", "SS", "!", "S^!", "^", "S~;",
+    ] {
         match with_piece(bad) {
             Err(Error::Config { file, key, reason }) => {
                 assert_eq!(file, "marked.toml");
@@ -170,7 +174,7 @@ fn config_letters_take_one_mark_at_most() {
             other => panic!("{bad}: expected a config error, got {other:?}"),
         }
     }
-    for good in ["S!", "s'", "S^"] {
+    for good in ["S!", "s'", "S^", "S?", "s;", "S~"] {
         assert!(with_piece(good).is_ok(), "{good}");
     }
     assert_eq!(

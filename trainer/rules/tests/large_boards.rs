@@ -130,3 +130,112 @@ fn perft_regression() {
     assert_eq!(perft(&mut p, 2), 28_302);
     assert_eq!(perft(&mut p, 3), 4_920_642);
 }
+
+/// The letters of a variant with `n` kinds after the king: every letter but K plain, then
+/// with each mark in turn.
+fn many_letters(n: usize) -> Vec<String> {
+    let marks = std::iter::once(None).chain(rules::Letter::MARKS.iter().map(Some));
+    marks
+        .flat_map(|m| {
+            ('A'..='Z')
+                .filter(move |&c| m.is_some() || c != 'K')
+                .map(move |c| format!("{c}{}", m.map_or(String::new(), |m| m.to_string())))
+        })
+        .take(n)
+        .collect()
+}
+
+/// A variant on an `n`x`n` board with a king and `extra` other kinds, which step like a
+/// ferz, but the last, a knight (all eight jumps); the last `promoting` promote (to a wazir).
+fn many_kinds(n: u8, extra: usize, promoting: usize) -> Result<Arc<Variant>, String> {
+    let mut toml = format!(
+        "name = \"many\"\nfiles = {n}\nranks = {n}\nstart = \"k{}/{}/{}K b - 1\"\n\
+         [promotion]\nzone_depth = 1\n[drops]\nenabled = false\n\
+         [[pieces]]\nletter = \"K\"\nname = \"king\"\nbetza = \"K\"\nroyal = true\n",
+        n - 1,
+        vec![n.to_string(); n as usize - 2].join("/"),
+        n - 1
+    );
+    for (i, l) in many_letters(extra).iter().enumerate() {
+        let betza = if i + 1 == extra { "N" } else { "F" };
+        toml +=
+            &format!("[[pieces]]\nletter = \"{l}\"\nname = \"kind {i}\"\nbetza = \"{betza}\"\n");
+        if i + promoting >= extra {
+            toml += "promoted = { name = \"wazir\", betza = \"W\" }\n";
+        }
+    }
+    let spec = rules::VariantSpec::from_toml(&toml, "many.toml").map_err(|e| e.to_string())?;
+    Variant::compile(spec)
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn hundreds_of_kinds_on_a_large_board() {
+    // 20x20 (past 256 squares): the king, 299 other kinds and 10 promoted forms, 310 kinds.
+    let v = many_kinds(20, 299, 10).unwrap();
+    assert_eq!(v.kinds.len(), 310);
+    let knight = many_letters(299).pop().unwrap();
+    // 25 plain letters, 26 with each of the first ten marks, then N with the eleventh.
+    assert_eq!(knight, "N:");
+    // Gote's knight (kind 299) on 8f attacks 9h, 7h, 10g, 6g and their mirror images: of
+    // sente's king's eight squares around 8i, the two on rank h it attacks are refused. Two
+    // ferzes further away take no part.
+    let k = knight.to_lowercase();
+    let p = composed(
+        &v,
+        &[
+            ("8i", "K"),
+            ("8f", &k),
+            ("1a", "k"),
+            ("20t", "A"),
+            ("19s", "B"),
+        ],
+        "b -",
+    );
+    let king: std::collections::BTreeSet<String> = dests(&p, "8i");
+    assert_eq!(
+        king,
+        set(&["9i", "7i", "9j", "8j", "7j", "8h"]),
+        "the knight's squares 9h and 7h are attacked"
+    );
+    // The knight on 9g checks the king on 8i: only king moves out of its reach are legal
+    // (nothing can take it).
+    let p = composed(
+        &v,
+        &[("8i", "K"), ("9g", &k), ("1a", "k"), ("20t", "A")],
+        "b -",
+    );
+    assert!(p.in_check());
+    let all = moves(&p);
+    assert!(all.iter().all(|m| m.starts_with("8i")), "{all:?}");
+    // A kind past 256 (a promoted form, kind 309): SFEN and USI round trip, and its Zobrist
+    // key tells sente's from gote's.
+    let last = many_letters(299).last().unwrap().clone();
+    let mut p = composed(&v, &[("8i", "K"), ("5c", &last), ("1a", "k")], "b -");
+    play(&mut p, "5c4a+");
+    let sq = v.parse_square("4a").unwrap();
+    assert_eq!(p.piece_at(sq).kind(), 309);
+    let sfen = p.to_sfen();
+    assert!(sfen.contains(&format!("+{last}")), "{sfen}");
+    let again = Position::from_sfen_composed(&v, &sfen).unwrap();
+    assert_eq!(again.hash(), p.hash());
+    let gote = sfen.replacen(&format!("+{last}"), &format!("+{}", last.to_lowercase()), 1);
+    let other = Position::from_sfen_composed(&v, &gote).unwrap();
+    assert_ne!(other.hash(), p.hash());
+    let mut again = again;
+    assert_eq!(perft(&mut p, 2), perft(&mut again, 2));
+}
+
+#[test]
+fn small_boards_take_at_most_128_kinds() {
+    // 16x16 is the largest board with one-byte squares: 128 kinds there, not 129.
+    assert!(many_kinds(16, 117, 10).is_ok());
+    let e = many_kinds(16, 118, 10).unwrap_err();
+    assert!(e.contains("129 kinds") && e.contains("at most 128"), "{e}");
+    assert!(many_kinds(17, 118, 10).is_ok());
+    // 512 kinds on larger boards.
+    assert!(many_kinds(36, 300, 211).is_ok());
+    let e = many_kinds(36, 300, 212).unwrap_err();
+    assert!(e.contains("513 kinds") && e.contains("at most 512"), "{e}");
+}

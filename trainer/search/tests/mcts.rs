@@ -29,7 +29,7 @@ fn uniform(_: &Position, moves: &[Move]) -> (Vec<f32>, [f32; 3]) {
 /// Material count (hands included) squashed into a WDL for the side to move.
 fn material(p: &Position, moves: &[Move]) -> (Vec<f32>, [f32; 3]) {
     let v = p.variant();
-    let worth = |kind: u8| -> f32 {
+    let worth = |kind: rules::Kind| -> f32 {
         let k = &v.kinds[kind as usize];
         let base = match k.letter.unmarked().unwrap_or('?') {
             'P' => 1.0,
