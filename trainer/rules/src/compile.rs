@@ -63,6 +63,7 @@ struct PowerKeys<'a> {
     rank: Option<u8>,
     range_capture: &'a Option<String>,
     skip_first: &'a Option<String>,
+    skip_over: &'a Option<Vec<u8>>,
     area: Option<u8>,
     hook: &'a Option<String>,
     burn: bool,
@@ -322,6 +323,7 @@ impl Compiler<'_> {
                 rank: p.rank,
                 range_capture: &p.range_capture,
                 skip_first: &p.skip_first,
+                skip_over: &p.skip_over,
                 area: p.area,
                 hook: &p.hook,
                 burn: p.burn,
@@ -391,6 +393,7 @@ impl Compiler<'_> {
                 rank: pr.rank,
                 range_capture: &pr.range_capture,
                 skip_first: &pr.skip_first,
+                skip_over: &pr.skip_over,
                 area: pr.area,
                 hook: &pr.hook,
                 burn: pr.burn,
@@ -459,6 +462,27 @@ impl Compiler<'_> {
             Some(text) => self.power_rides(text, &key("skip_first"), true)?,
             None => Vec::new(),
         };
+        let skip_over = match k.skip_over {
+            Some(_) if k.skip_first.is_none() => {
+                return Err(self.err(key("skip_over"), "needs skip_first rides to jump along"))
+            }
+            Some(over) => {
+                let most = MAX_SIDE - 2;
+                match over.iter().find(|&&n| n == 0 || n > most) {
+                    Some(bad) => {
+                        return Err(self.err(
+                            key("skip_over"),
+                            format!("{bad} squares: a jump passes over 1 to {most}"),
+                        ))
+                    }
+                    None if over.is_empty() => {
+                        return Err(self.err(key("skip_over"), "no jump: give at least one"))
+                    }
+                    None => over.clone(),
+                }
+            }
+            None => vec![1],
+        };
         let area = k.area.unwrap_or(0);
         if area > MAX_AREA {
             return Err(self.err(key("area"), format!("at most {MAX_AREA} steps, got {area}")));
@@ -487,7 +511,12 @@ impl Compiler<'_> {
             hook: hook.iter().map(|&(dx, dy, _)| (dx, dy)).collect(),
             rank,
             range_capture: range_capture.iter().map(|&(dx, dy, _)| (dx, dy)).collect(),
-            skip_first: skip_first.iter().filter(|r| r.2 != 1).copied().collect(),
+            // Each jump over n squares, then the ride from square n + 1 up to the range.
+            skip_first: skip_first
+                .iter()
+                .flat_map(|&(dx, dy, range)| skip_over.iter().map(move |&n| (dx, dy, n + 1, range)))
+                .filter(|&(_, _, first, range)| range == 0 || range >= first)
+                .collect(),
             area,
             burn: k.burn,
             moving: false,

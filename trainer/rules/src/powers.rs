@@ -75,14 +75,14 @@ pub(crate) fn power_targets(
         }
     }
     let takes = (!unarmed).then_some(them);
-    for &(dx, dy, range) in &powers.skip_first {
+    for &(dx, dy, first, range) in &powers.skip_first {
         let last = if range == 0 { i32::MAX } else { range as i32 };
         ride(
             v,
             board,
             from,
             board_vec(c, dx, dy),
-            2..=last,
+            first as i32..=last,
             takes,
             &mut out,
         );

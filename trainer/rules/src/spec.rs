@@ -140,6 +140,12 @@ pub struct PieceSpec {
     /// stands there, and go on from the second square; a range counts from the piece
     /// (Tenjiku shogi's Heavenly Tetrarchs).
     pub skip_first: Option<String>,
+    /// How many squares the first jump of the `skip_first` rides passes over, one number per
+    /// jump the piece may make (default `[1]`): `[1, 2, 3]` lands on the second, third or
+    /// fourth square whatever stands before it and rides on from there (Taikyoku shogi's
+    /// mountain crane); `[2]` only on the third (its king of teachings). A range still counts
+    /// from the piece.
+    pub skip_over: Option<Vec<u8>>,
     /// An area move of up to this many king steps through empty squares, turning freely, to an
     /// empty square or an enemy piece (the capture ends the move); 0 or absent: none.
     pub area: Option<u8>,
@@ -191,6 +197,12 @@ pub struct PromotedSpec {
     /// stands there, and go on from the second square; a range counts from the piece
     /// (Tenjiku shogi's Heavenly Tetrarchs).
     pub skip_first: Option<String>,
+    /// How many squares the first jump of the `skip_first` rides passes over, one number per
+    /// jump the piece may make (default `[1]`): `[1, 2, 3]` lands on the second, third or
+    /// fourth square whatever stands before it and rides on from there (Taikyoku shogi's
+    /// mountain crane); `[2]` only on the third (its king of teachings). A range still counts
+    /// from the piece.
+    pub skip_over: Option<Vec<u8>>,
     /// An area move of up to this many king steps through empty squares, turning freely, to an
     /// empty square or an enemy piece (the capture ends the move); 0 or absent: none.
     pub area: Option<u8>,

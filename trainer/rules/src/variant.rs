@@ -184,8 +184,9 @@ pub struct Powers {
     pub rank: u8,
     /// Directions `(dx, dy)` along which it captures by jumping pieces ranked below it.
     pub range_capture: Vec<(i8, i8)>,
-    /// Rides that jump the first square: direction and range from the piece (0: unlimited).
-    pub skip_first: Vec<(i8, i8, u8)>,
+    /// Rides that start with a jump: direction, first square reached (2: over the first
+    /// square) and range from the piece (0: unlimited).
+    pub skip_first: Vec<(i8, i8, u8, u8)>,
     /// King steps of its area move (0: none).
     pub area: u8,
     /// First directions `(dx, dy)` of its hook moves (a ride turning 90 degrees once).
@@ -228,7 +229,10 @@ impl Powers {
         let reach = files.max(ranks) as i8;
         let mut out = Vec::new();
         let lines = self.range_capture.iter().map(|&(dx, dy)| (dx, dy, 2, 0));
-        let skips = self.skip_first.iter().map(|&(dx, dy, r)| (dx, dy, 2, r));
+        let skips = self
+            .skip_first
+            .iter()
+            .map(|&(dx, dy, f, r)| (dx, dy, f as i8, r));
         for (dx, dy, first, range) in lines.chain(skips) {
             let last = if range == 0 { reach } else { range as i8 };
             out.extend((first..=last).map(|m| (dx * m, dy * m)));
@@ -713,7 +717,7 @@ fn kind_is_mirror_symmetric(k: &KindInfo) -> bool {
     mirror_closed(&atoms, |&(dx, dy, m)| (-dx, dy, m))
         && mirror_closed(&legs, |&(x1, y1, c, x2, y2)| (-x1, y1, c, -x2, y2))
         && mirror_closed(&p.range_capture, |&(dx, dy)| (-dx, dy))
-        && mirror_closed(&p.skip_first, |&(dx, dy, r)| (-dx, dy, r))
+        && mirror_closed(&p.skip_first, |&(dx, dy, f, r)| (-dx, dy, f, r))
         && mirror_closed(&p.hook, |&(dx, dy)| (-dx, dy))
         && mirror_closed(&p.lion_line, |&(dx, dy, n)| (-dx, dy, n))
 }

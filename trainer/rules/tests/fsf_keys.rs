@@ -154,6 +154,15 @@ fn entries() -> Vec<Entry> {
             expect: Rule,
         });
         v.push(e(key("skip_first"), shogi, json!("vR"), Rule));
+        v.push(Entry {
+            key: key("skip_over"),
+            base: shogi,
+            changes: vec![
+                (key("skip_first"), json!("vR")),
+                (key("skip_over"), json!([2])),
+            ],
+            expect: Rule,
+        });
         v.push(e(key("area"), shogi, json!(2), Rule));
         v.push(e(key("hook"), shogi, json!("R"), Rule));
         v.push(e(key("burn"), shogi, json!(true), Rule));

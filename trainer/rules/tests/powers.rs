@@ -630,3 +630,121 @@ fn a_side_may_start_with_two_royal_kinds() {
     play(&mut p, "9a9i");
     assert_eq!(p.outcome(), win(Color::Gote, EndReason::RoyalCaptured));
 }
+
+/// Shogi with a mountain crane `C` (a queen that may also jump over one, two or three squares
+/// and ride on: `skip_over = [1, 2, 3]`) and a king of teachings `T` (jumps to the third
+/// square and rides on: `skip_over = [2]`); `crane` and `teacher` are their skip keys.
+fn jumping_riders(crane: &str, teacher: &str) -> Result<Arc<Variant>, rules::Error> {
+    let text = format!(
+        r#"
+name = "jumping-riders"
+extends = "shogi"
+[[pieces]]
+letter = "C"
+name = "mountain crane"
+betza = "Q"
+{crane}
+[[pieces]]
+letter = "T"
+name = "king of teachings"
+betza = "HG"
+{teacher}
+"#
+    );
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("jumping-{}-{n}.toml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let v = Variant::load(&path);
+    let _ = std::fs::remove_file(&path);
+    v.map(Arc::new)
+}
+
+const CRANE: &str = "skip_first = \"Q\"\nskip_over = [1, 2, 3]";
+const TEACHER: &str = "skip_first = \"Q\"\nskip_over = [2]";
+
+#[test]
+fn rides_that_jump_over_several_squares() {
+    let v = jumping_riders(CRANE, TEACHER).unwrap();
+    // The crane on 5e. Up: its own pawn on 5d blocks the queen's ride; the jump over one
+    // square takes gote's pawn on 5c, over two lands on 5b and rides on to 5a, over three
+    // lands on 5a. Left: gote pawns on 6e..9e, each taken by the ride or one of the jumps.
+    // Down: own pawns on 5f, 5g, 5h: only the jump over three reaches 5i. Up-right: own pawn
+    // on 2b: the ride and the jump over one reach 4d and 3c, the jump over three 1a. Right and
+    // the three other diagonals are empty: four squares each.
+    let pieces = [
+        ("9h", "K"),
+        ("1b", "k"),
+        ("5e", "C"),
+        ("5d", "P"),
+        ("5c", "p"),
+        ("6e", "p"),
+        ("7e", "p"),
+        ("8e", "p"),
+        ("9e", "p"),
+        ("5f", "P"),
+        ("5g", "P"),
+        ("5h", "P"),
+        ("2b", "P"),
+    ];
+    let p = position(&v, &pieces, "b");
+    let want = set(&[
+        "5c", "5b", "5a", "6e", "7e", "8e", "9e", "5i", "4d", "3c", "1a", "4e", "3e", "2e", "1e",
+        "6d", "7c", "8b", "9a", "4f", "3g", "2h", "1i", "6f", "7g", "8h", "9i",
+    ]);
+    assert_eq!(want.len(), 27);
+    let got: std::collections::BTreeSet<String> = dests(&p, "5e")
+        .into_iter()
+        .map(|m| m.trim_end_matches('+').to_string())
+        .collect();
+    assert_eq!(got, want);
+    // The king of teachings in the crane's place: only the jumps to the third square (5b; it
+    // takes 8e, which ends the move; 5h and 2b are its own pawns; 2e, 8h, 2h, 8b) and the
+    // rides on from there (5a; 1e; 9i; 1i; 9a), plus its leaps H and G, which land on the
+    // same squares.
+    let mut teacher = pieces;
+    teacher[2] = ("5e", "T");
+    let p = position(&v, &teacher, "b");
+    let got: std::collections::BTreeSet<String> = dests(&p, "5e")
+        .into_iter()
+        .map(|m| m.trim_end_matches('+').to_string())
+        .collect();
+    assert_eq!(
+        got,
+        set(&["5b", "5a", "8e", "2e", "1e", "8b", "9a", "8h", "9i", "2h", "1i"])
+    );
+}
+
+#[test]
+fn a_jump_over_three_squares_gives_check() {
+    // Gote's king on 5a, three pieces between it and the crane on 5e (sente's pawns on 5d and
+    // 5c, gote's gold on 5b): in check only with the jump over three squares.
+    let pieces = [
+        ("9i", "K"),
+        ("5a", "k"),
+        ("5e", "C"),
+        ("5d", "P"),
+        ("5c", "P"),
+        ("5b", "g"),
+    ];
+    let v = jumping_riders(CRANE, TEACHER).unwrap();
+    assert!(position(&v, &pieces, "w").in_check());
+    let v = jumping_riders("skip_first = \"Q\"\nskip_over = [1, 2]", TEACHER).unwrap();
+    assert!(!position(&v, &pieces, "w").in_check());
+    // And without skip_over, the tetrarchs' jump over one square only.
+    let v = jumping_riders("skip_first = \"Q\"", TEACHER).unwrap();
+    assert!(!position(&v, &pieces, "w").in_check());
+}
+
+#[test]
+fn broken_skip_over_keys_are_refused() {
+    for (keys, reason) in [
+        ("skip_over = [1, 2]", "needs skip_first"),
+        ("skip_first = \"Q\"\nskip_over = [0]", "0 squares"),
+        ("skip_first = \"Q\"\nskip_over = [35]", "35 squares"),
+        ("skip_first = \"Q\"\nskip_over = []", "at least one"),
+    ] {
+        let e = jumping_riders(keys, TEACHER).unwrap_err().to_string();
+        assert!(e.contains("skip_over") && e.contains(reason), "{keys}: {e}");
+    }
+}
