@@ -62,6 +62,7 @@ const MAX_AREA: u8 = 4;
 struct PowerKeys<'a> {
     rank: Option<u8>,
     range_capture: &'a Option<String>,
+    sweep: bool,
     skip_first: &'a Option<String>,
     skip_over: &'a Option<Vec<u8>>,
     area: Option<u8>,
@@ -111,6 +112,20 @@ impl Compiler<'_> {
         let mut v = unbuilt(&spec, rules, kinds.kinds, hand_kinds, has_hoppers);
         if v.passive_burn && !v.has_burns {
             return Err(self.err("capture.passive_burn", "needs a piece with burn = true"));
+        }
+        if let Some(i) = v.kinds.iter().position(|k| k.powers.sweep) {
+            // Own pieces swept leave the game: no hands to put them in, and no check rules
+            // whose legality test would have to sweep too.
+            let key = match i < pieces.len() {
+                true => format!("pieces[{i}].sweep"),
+                false => "pieces[].promoted.sweep".to_string(),
+            };
+            if !v.royal_capture || !v.hand_kinds.is_empty() {
+                return Err(self.err(
+                    key,
+                    "needs [drops] enabled = false and end.royal_capture = true",
+                ));
+            }
         }
         build_tables(&mut v, &kinds.atoms, &kinds.extras);
         build_drop_squares(&mut v, &kinds.drop_specs);
@@ -322,6 +337,7 @@ impl Compiler<'_> {
             PowerKeys {
                 rank: p.rank,
                 range_capture: &p.range_capture,
+                sweep: p.sweep,
                 skip_first: &p.skip_first,
                 skip_over: &p.skip_over,
                 area: p.area,
@@ -392,6 +408,7 @@ impl Compiler<'_> {
             PowerKeys {
                 rank: pr.rank,
                 range_capture: &pr.range_capture,
+                sweep: pr.sweep,
                 skip_first: &pr.skip_first,
                 skip_over: &pr.skip_over,
                 area: pr.area,
@@ -458,6 +475,9 @@ impl Compiler<'_> {
         if !range_capture.is_empty() && rank == 0 {
             return Err(self.err(key("rank"), "range_capture needs a rank of at least 1"));
         }
+        if k.sweep && range_capture.is_empty() {
+            return Err(self.err(key("sweep"), "needs range_capture lines to sweep"));
+        }
         let skip_first = match k.skip_first {
             Some(text) => self.power_rides(text, &key("skip_first"), true)?,
             None => Vec::new(),
@@ -511,6 +531,7 @@ impl Compiler<'_> {
             hook: hook.iter().map(|&(dx, dy, _)| (dx, dy)).collect(),
             rank,
             range_capture: range_capture.iter().map(|&(dx, dy, _)| (dx, dy)).collect(),
+            sweep: k.sweep,
             // Each jump over n squares, then the ride from square n + 1 up to the range.
             skip_first: skip_first
                 .iter()
@@ -883,6 +904,7 @@ fn unbuilt(
         has_move_file_limits: kinds.iter().any(|k| k.move_max_per_file.is_some()),
         has_powers: kinds.iter().any(|k| k.powers.any()),
         has_burns: kinds.iter().any(|k| k.powers.burn),
+        has_sweeps: kinds.iter().any(|k| k.powers.sweep),
         has_lion_lines: kinds.iter().any(|k| !k.powers.lion_line.is_empty()),
         has_contagion: kinds.iter().any(|k| k.contagion.is_some()),
         kinds,

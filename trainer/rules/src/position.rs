@@ -300,6 +300,9 @@ impl Position {
             Move::Normal { from, to, promote } => {
                 let (from, to) = (from as usize, to as usize);
                 let p = self.take(from);
+                if self.variant.has_sweeps {
+                    line_captures = self.sweep(p, from, to);
+                }
                 let cap = self.board[to];
                 if !cap.is_empty() {
                     self.take(to);
@@ -309,7 +312,7 @@ impl Position {
                 let np = if let Some(q) = self.contagion(p, [cap, Piece::EMPTY, Piece::EMPTY]) {
                     q
                 } else if v.promote_by_capture {
-                    self.promoted_by_capture(p, !cap.is_empty())
+                    self.promoted_by_capture(p, !cap.is_empty() || line_captures > 0)
                 } else if promote {
                     let pk = v.kinds[p.kind() as usize].promotes_to.unwrap_or(p.kind());
                     Piece::new(us, pk)
@@ -427,6 +430,46 @@ impl Position {
             }
         }
         self.hash = u.hash;
+    }
+
+    /// The pieces between `from` and `to` taken by `p`'s sweep (`sweep`), when the move runs
+    /// along one of its range-capture lines; pushed on `side_captured`. Returns how many.
+    #[cold]
+    #[inline(never)]
+    fn sweep(&mut self, p: Piece, from: usize, to: usize) -> u8 {
+        let v = &self.variant;
+        let powers = &v.kinds[p.kind() as usize].powers;
+        if !powers.sweep {
+            return 0;
+        }
+        let ((fx, fy), (tx, ty)) = (v.coords(from), v.coords(to));
+        let (dx, dy) = (tx as i32 - fx as i32, ty as i32 - fy as i32);
+        let n = dx.abs().max(dy.abs());
+        if n < 2 || (dx != 0 && dx.abs() != n) || (dy != 0 && dy.abs() != n) {
+            return 0;
+        }
+        let unit = ((dx / n) as i8, (dy / n) as i8);
+        let c = p.color();
+        let along = powers
+            .range_capture
+            .iter()
+            .any(|&(rx, ry)| crate::tables::board_vec(c, rx, ry) == unit);
+        if !along {
+            return 0;
+        }
+        let files = v.files as i32;
+        let mut taken = 0;
+        for k in 1..n {
+            let sq =
+                ((fy as i32 + k * unit.1 as i32) * files + fx as i32 + k * unit.0 as i32) as usize;
+            let q = self.board[sq];
+            if !q.is_empty() {
+                self.take(sq);
+                self.side_captured.push((sq as Square, q));
+                taken += 1;
+            }
+        }
+        taken
     }
 
     /// Captures besides the move's own, after the piece now on `to` moved there: burns, then

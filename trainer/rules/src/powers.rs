@@ -63,6 +63,10 @@ pub(crate) fn power_targets(
             let Some(t) = step(v, from, d, n) else { break };
             let p = board[t];
             if p.is_empty() {
+                // A sweep may end beyond the pieces it takes.
+                if powers.sweep && jumped > 0 && !unarmed {
+                    out.insert(t);
+                }
                 continue;
             }
             if jumped > 0 && p.is_color(them) && !unarmed {

@@ -136,6 +136,11 @@ pub struct PieceSpec {
     /// of pieces of either side ranked below it, to take an enemy piece beyond them; it never
     /// moves that way without capturing. Needs `rank`.
     pub range_capture: Option<String>,
+    /// The range captures take every piece they jump, of either side, and may also end on an
+    /// empty square beyond them (Taikyoku shogi's generals); a move along these lines always
+    /// takes what it passes over. Needs `range_capture`, no drops and `end.royal_capture`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sweep: bool,
     /// Rides (Betza, e.g. `vRB`, `sR3`) that jump over the square next to the piece, whatever
     /// stands there, and go on from the second square; a range counts from the piece
     /// (Tenjiku shogi's Heavenly Tetrarchs).
@@ -193,6 +198,11 @@ pub struct PromotedSpec {
     /// of pieces of either side ranked below it, to take an enemy piece beyond them; it never
     /// moves that way without capturing. Needs `rank`.
     pub range_capture: Option<String>,
+    /// The range captures take every piece they jump, of either side, and may also end on an
+    /// empty square beyond them (Taikyoku shogi's generals); a move along these lines always
+    /// takes what it passes over. Needs `range_capture`, no drops and `end.royal_capture`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sweep: bool,
     /// Rides (Betza, e.g. `vRB`, `sR3`) that jump over the square next to the piece, whatever
     /// stands there, and go on from the second square; a range counts from the piece
     /// (Tenjiku shogi's Heavenly Tetrarchs).

@@ -184,6 +184,8 @@ pub struct Powers {
     pub rank: u8,
     /// Directions `(dx, dy)` along which it captures by jumping pieces ranked below it.
     pub range_capture: Vec<(i8, i8)>,
+    /// Its range captures take every piece jumped and may end on an empty square.
+    pub sweep: bool,
     /// Rides that start with a jump: direction, first square reached (2: over the first
     /// square) and range from the piece (0: unlimited).
     pub skip_first: Vec<(i8, i8, u8, u8)>,
@@ -373,6 +375,8 @@ pub struct Variant {
     pub has_powers: bool,
     /// Some kind burns ([`Powers::burn`]).
     pub has_burns: bool,
+    /// Whether a kind sweeps along its range captures (`sweep`).
+    pub has_sweeps: bool,
     /// A piece ending its move next to an enemy burning piece is burnt itself.
     pub passive_burn: bool,
     /// Royal pieces may be left attacked; losing the last one loses the game.

@@ -153,6 +153,18 @@ fn entries() -> Vec<Entry> {
             changes: vec![(key("range_capture"), json!("R")), (key("rank"), json!(1))],
             expect: Rule,
         });
+        v.push(Entry {
+            key: key("sweep"),
+            base: shogi,
+            changes: vec![
+                (key("range_capture"), json!("R")),
+                (key("rank"), json!(1)),
+                (key("sweep"), json!(true)),
+                ("drops.enabled", json!(false)),
+                ("end.royal_capture", json!(true)),
+            ],
+            expect: Rule,
+        });
         v.push(e(key("skip_first"), shogi, json!("vR"), Rule));
         v.push(Entry {
             key: key("skip_over"),

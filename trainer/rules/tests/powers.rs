@@ -3,7 +3,7 @@
 //! (the Lion Dog) and promotion by capture. Tenjiku shogi's powers are in tests/tenjiku.rs.
 //! Squares are USI: file 5..1 (9..1 on the Lion Dog board) from left to right, rank a down.
 
-use rules::{Color, EndReason, Move, Position, Variant};
+use rules::{perft, Color, EndReason, Move, Position, Variant};
 use std::sync::Arc;
 
 mod support;
@@ -747,4 +747,116 @@ fn broken_skip_over_keys_are_refused() {
         let e = jumping_riders(keys, TEACHER).unwrap_err().to_string();
         assert!(e.contains("skip_over") && e.contains(reason), "{keys}: {e}");
     }
+}
+
+/// Shogi without drops, won by capturing the king, with a great general `Q` (a queen of rank
+/// 2 that range-captures along its lines; `sweep` its extra keys) and gote's vice general
+/// `V` (a rank-1 range-capturing bishop); `rules` replaces the drop and end rules.
+fn sweepers(sweep: &str, rules: &str) -> Result<Arc<Variant>, rules::Error> {
+    let text = format!(
+        r#"
+name = "sweepers"
+extends = "shogi"
+{rules}
+[[pieces]]
+letter = "Q"
+name = "great general"
+betza = "Q"
+rank = 2
+range_capture = "Q"
+{sweep}
+[[pieces]]
+letter = "V"
+name = "vice general"
+betza = "B"
+rank = 1
+range_capture = "B"
+"#
+    );
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("sweepers-{}-{n}.toml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let v = Variant::load(&path);
+    let _ = std::fs::remove_file(&path);
+    v.map(Arc::new)
+}
+
+const NO_DROPS: &str = "[drops]\nenabled = false\n[end]\nroyal_capture = true";
+
+#[test]
+fn a_sweep_takes_every_piece_it_jumps() {
+    // The great general on 5e. Up: its own pawn on 5d, gote's pawn on 5c, 5b empty, gote's
+    // silver on 5a. Jumping 5d it takes 5c, and sweeping on it ends on 5b or takes 5a. Right:
+    // gote's vice general on 4e (rank 1, jumped) and great general on 3e (rank 2, taken but
+    // not jumped), so never 2e.
+    let pieces = [
+        ("8i", "K"),
+        ("1b", "k"),
+        ("5e", "Q"),
+        ("5d", "P"),
+        ("5c", "p"),
+        ("5a", "s"),
+        ("4e", "v"),
+        ("3e", "q"),
+    ];
+    let v = sweepers("sweep = true", NO_DROPS).unwrap();
+    let mut p = position(&v, &pieces, "b");
+    let before = (p.to_sfen(), p.hash());
+    let up: Vec<String> = ["5d", "5c", "5b", "5a", "4e", "3e", "2e"]
+        .iter()
+        .filter(|sq| {
+            dests(&p, "5e")
+                .iter()
+                .any(|m| m.trim_end_matches('+') == **sq)
+        })
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(up, ["5c", "5b", "5a", "4e", "3e"]);
+    // Ending on 5a takes the silver and both pieces jumped, its own pawn too; undone exactly.
+    play(&mut p, "5e5a");
+    for sq in ["5e", "5d", "5c", "5b"] {
+        assert_eq!(name_at(&p, sq), "-", "{sq}");
+    }
+    assert_eq!(name_at(&p, "5a"), "great general");
+    p.unmake_move();
+    assert_eq!((p.to_sfen(), p.hash()), before);
+    // Ending on the empty 5b takes 5d and 5c; a plain ride (left) takes nothing.
+    play(&mut p, "5e5b");
+    assert_eq!(
+        ["5d", "5c", "5a"].map(|sq| name_at(&p, sq)),
+        ["-", "-", "silver"]
+    );
+    p.unmake_move();
+    play(&mut p, "5e9e");
+    assert_eq!(name_at(&p, "5d"), "pawn");
+    p.unmake_move();
+    assert_eq!(perft(&mut p, 2), perft(&mut position(&v, &pieces, "b"), 2));
+
+    // Without the sweep, the range capture jumps 5d and 5c to take 5a, never to end on 5b,
+    // and leaves the pieces it jumps.
+    let v = sweepers("", NO_DROPS).unwrap();
+    let mut p = position(&v, &pieces, "b");
+    assert!(!dests(&p, "5e").iter().any(|m| m.starts_with("5e5b")));
+    play(&mut p, "5e5a");
+    assert_eq!(name_at(&p, "5d"), "pawn");
+    assert_eq!(name_at(&p, "5c"), "pawn");
+}
+
+#[test]
+fn broken_sweep_configs_are_refused() {
+    let with_drops = "[end]\nroyal_capture = true";
+    let checked = "[drops]\nenabled = false";
+    for (sweep, rules, reason) in [
+        ("sweep = true", with_drops, "drops"),
+        ("sweep = true", checked, "royal_capture"),
+    ] {
+        let e = sweepers(sweep, rules).unwrap_err().to_string();
+        assert!(e.contains("sweep") && e.contains(reason), "{rules}: {e}");
+    }
+    let text =
+        "[drops]\nenabled = false\n[end]\nroyal_capture = true\n[[pieces]]\nletter = \"W\"\n\
+                name = \"sweeper\"\nbetza = \"R\"\nsweep = true";
+    let e = sweepers("", text).unwrap_err().to_string();
+    assert!(e.contains("sweep") && e.contains("range_capture"), "{e}");
 }

@@ -12,6 +12,7 @@ pub fn spec_keys() -> BTreeSet<String> {
     let piece = PieceSpec {
         lion: true,
         burn: true,
+        sweep: true,
         contagious: true,
         leap_anywhere: true,
         promotes_to: Some("G".into()),
@@ -19,6 +20,7 @@ pub fn spec_keys() -> BTreeSet<String> {
             royal: true,
             lion: true,
             burn: true,
+            sweep: true,
             leap_anywhere: true,
             ..Default::default()
         }),
