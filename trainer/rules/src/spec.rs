@@ -419,6 +419,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../configs/variants/maka-dai-dai.toml"),
     ),
     ("tai", include_str!("../../../configs/variants/tai.toml")),
+    (
+        "taikyoku",
+        include_str!("../../../configs/variants/taikyoku.toml"),
+    ),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).

@@ -299,6 +299,12 @@ fn tai_regression() {
     run("tai.perft", false);
 }
 
+/// Taikyoku shogi: depth 1 by hand, deeper ones ours (see the file).
+#[test]
+fn taikyoku_regression() {
+    run("taikyoku.perft", false);
+}
+
 /// Every row of BENCHMARKS.md's perft table (variant, depth, nodes from the start position) and
 /// its "Shogi perft 6" line is a case of a data file above, so no printed count goes untested.
 #[test]

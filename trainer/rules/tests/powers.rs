@@ -31,14 +31,19 @@ betza = "B"
 "#,
         hooks.0, hooks.1
     );
-    // Written to a file so that `extends` resolves (to the built-in minishogi).
+    load_text("hooks", &text).unwrap()
+}
+
+/// A variant from the text of a config file, written to a file first so that `extends`
+/// resolves (to a built-in variant); `name` prefixes the file's name.
+fn load_text(name: &str, text: &str) -> Result<Arc<Variant>, rules::Error> {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = dir.join(format!("hooks-{}-{n}.toml", std::process::id()));
+    let path = dir.join(format!("{name}-{}-{n}.toml", std::process::id()));
     std::fs::write(&path, text).unwrap();
-    let v = Variant::load(&path).unwrap();
+    let v = Variant::load(&path);
     let _ = std::fs::remove_file(&path);
-    Arc::new(v)
+    v.map(Arc::new)
 }
 
 fn with_hooks() -> Arc<Variant> {
@@ -155,13 +160,7 @@ fn lion_dogs_edited(edit: impl Fn(String) -> String) -> Result<Arc<Variant>, rul
         "/../../tests/data/variants/lion-dogs.toml"
     );
     let text = edit(std::fs::read_to_string(path).unwrap());
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let file = dir.join(format!("lion-dogs-{}-{n}.toml", std::process::id()));
-    std::fs::write(&file, text).unwrap();
-    let v = Variant::load(&file);
-    let _ = std::fs::remove_file(&file);
-    v.map(Arc::new)
+    load_text("lion-dogs", &text)
 }
 
 fn lion_dogs() -> Arc<Variant> {
@@ -651,13 +650,7 @@ betza = "HG"
 {teacher}
 "#
     );
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = dir.join(format!("jumping-{}-{n}.toml", std::process::id()));
-    std::fs::write(&path, text).unwrap();
-    let v = Variant::load(&path);
-    let _ = std::fs::remove_file(&path);
-    v.map(Arc::new)
+    load_text("jumping", &text)
 }
 
 const CRANE: &str = "skip_first = \"Q\"\nskip_over = [1, 2, 3]";
@@ -773,13 +766,7 @@ rank = 1
 range_capture = "B"
 "#
     );
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = dir.join(format!("sweepers-{}-{n}.toml", std::process::id()));
-    std::fs::write(&path, text).unwrap();
-    let v = Variant::load(&path);
-    let _ = std::fs::remove_file(&path);
-    v.map(Arc::new)
+    load_text("sweepers", &text)
 }
 
 const NO_DROPS: &str = "[drops]\nenabled = false\n[end]\nroyal_capture = true";

@@ -82,6 +82,7 @@ fn the_verdict_is_that_of_outcome_over_random_games() {
         "dai-dai",
         "maka-dai-dai",
         "tai",
+        "taikyoku",
     ] {
         let v = builtin(name);
         for _game in 0..12 {

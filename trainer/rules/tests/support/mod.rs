@@ -136,7 +136,12 @@ pub fn try_composed(
     for &(sq, token) in pieces {
         let split = sq.find(|c: char| c.is_ascii_lowercase()).unwrap();
         let file: usize = sq[..split].parse().unwrap();
-        let rank = (sq.as_bytes()[split] - b'a') as usize;
+        // Ranks a..z, then aa..aj on boards of more than 26 ranks.
+        let rank = match sq.as_bytes()[split..] {
+            [r] => (r - b'a') as usize,
+            [b'a', r] => 26 + (r - b'a') as usize,
+            _ => panic!("bad square {sq}"),
+        };
         assert!(board[rank][files - file].is_empty(), "{sq} used twice");
         board[rank][files - file] = token;
     }
@@ -180,8 +185,12 @@ pub fn name_at(p: &Position, sq: &str) -> String {
 pub fn moves_by_origin(p: &Position) -> std::collections::BTreeMap<String, usize> {
     let mut by = std::collections::BTreeMap::new();
     for m in moves(p) {
-        let rank = m.find(|c: char| c.is_ascii_lowercase()).unwrap();
-        *by.entry(m[..=rank].to_string()).or_default() += 1;
+        let mut end = m.find(|c: char| c.is_ascii_lowercase()).unwrap() + 1;
+        // A second rank letter (aa..aj) on boards of more than 26 ranks.
+        if m[end..].starts_with(|c: char| c.is_ascii_lowercase()) {
+            end += 1;
+        }
+        *by.entry(m[..end].to_string()).or_default() += 1;
     }
     by
 }
