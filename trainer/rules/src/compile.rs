@@ -8,7 +8,7 @@ use crate::betza::{self, MoveAtom, TwoLeg};
 use crate::bitset::SquareSet;
 use crate::error::{Error, Result};
 use crate::position::SMALL_BOARD;
-use crate::spec::{EndSpec, PieceDropSpec, PieceSpec, PromotedSpec, VariantSpec};
+use crate::spec::{EndSpec, PieceDropSpec, PieceSpec, PromotedSpec, SkipOver, VariantSpec};
 use crate::tables::{build_drop_squares, build_tables};
 use crate::types::{Kind, Letter};
 use crate::values::{
@@ -64,7 +64,7 @@ struct PowerKeys<'a> {
     range_capture: &'a Option<String>,
     sweep: bool,
     skip_first: &'a Option<String>,
-    skip_over: &'a Option<Vec<u8>>,
+    skip_over: &'a Option<Vec<SkipOver>>,
     area: Option<u8>,
     hook: &'a Option<String>,
     burn: bool,
@@ -482,27 +482,44 @@ impl Compiler<'_> {
             Some(text) => self.power_rides(text, &key("skip_first"), true)?,
             None => Vec::new(),
         };
-        let skip_over = match k.skip_over {
+        // Each jump: the rides it follows and the squares it passes over.
+        let mut jumps: Vec<(Vec<(i8, i8, u8)>, u8)> = Vec::new();
+        match k.skip_over {
             Some(_) if k.skip_first.is_none() => {
                 return Err(self.err(key("skip_over"), "needs skip_first rides to jump along"))
             }
+            Some(over) if over.is_empty() => {
+                return Err(self.err(key("skip_over"), "no jump: give at least one"))
+            }
             Some(over) => {
-                let most = MAX_SIDE - 2;
-                match over.iter().find(|&&n| n == 0 || n > most) {
-                    Some(bad) => {
+                for item in over {
+                    let (rides, n) = match item {
+                        SkipOver::All(n) => (skip_first.clone(), *n),
+                        SkipOver::Along(text) => {
+                            let Some((n, rides)) = text
+                                .split_once(':')
+                                .and_then(|(n, r)| Some((n.trim().parse::<u8>().ok()?, r)))
+                            else {
+                                return Err(self.err(
+                                    key("skip_over"),
+                                    format!("{text:?}: write a number of squares, a colon and rides (\"3:fB\")"),
+                                ));
+                            };
+                            (self.power_rides(rides.trim(), &key("skip_over"), true)?, n)
+                        }
+                    };
+                    let most = MAX_SIDE - 2;
+                    if n == 0 || n > most {
                         return Err(self.err(
                             key("skip_over"),
-                            format!("{bad} squares: a jump passes over 1 to {most}"),
-                        ))
+                            format!("{n} squares: a jump passes over 1 to {most}"),
+                        ));
                     }
-                    None if over.is_empty() => {
-                        return Err(self.err(key("skip_over"), "no jump: give at least one"))
-                    }
-                    None => over.clone(),
+                    jumps.push((rides, n));
                 }
             }
-            None => vec![1],
-        };
+            None => jumps.push((skip_first.clone(), 1)),
+        }
         let area = k.area.unwrap_or(0);
         if area > MAX_AREA {
             return Err(self.err(key("area"), format!("at most {MAX_AREA} steps, got {area}")));
@@ -533,9 +550,13 @@ impl Compiler<'_> {
             range_capture: range_capture.iter().map(|&(dx, dy, _)| (dx, dy)).collect(),
             sweep: k.sweep,
             // Each jump over n squares, then the ride from square n + 1 up to the range.
-            skip_first: skip_first
+            skip_first: jumps
                 .iter()
-                .flat_map(|&(dx, dy, range)| skip_over.iter().map(move |&n| (dx, dy, n + 1, range)))
+                .flat_map(|(rides, n)| {
+                    rides
+                        .iter()
+                        .map(move |&(dx, dy, range)| (dx, dy, n + 1, range))
+                })
                 .filter(|&(_, _, first, range)| range == 0 || range >= first)
                 .collect(),
             area,

@@ -42,7 +42,7 @@ pub use position::{Position, MAX_HAND_KINDS};
 pub use rng::SplitMix64;
 pub use spec::{
     CaptureSpec, DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec,
-    PromotionSpec, VariantSpec,
+    PromotionSpec, SkipOver, VariantSpec,
 };
 pub use types::{Color, Kind, Letter, Move, Piece, Square};
 pub use values::{

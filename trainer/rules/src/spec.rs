@@ -148,9 +148,10 @@ pub struct PieceSpec {
     /// How many squares the first jump of the `skip_first` rides passes over, one number per
     /// jump the piece may make (default `[1]`): `[1, 2, 3]` lands on the second, third or
     /// fourth square whatever stands before it and rides on from there (Taikyoku shogi's
-    /// mountain crane); `[2]` only on the third (its king of teachings). A range still counts
-    /// from the piece.
-    pub skip_over: Option<Vec<u8>>,
+    /// mountain crane); `[2]` only on the third. An item `"3:fB"` adds a jump over that many
+    /// squares along other rides only (its free eagle: `[1, 2, "3:fB"]`). A range still
+    /// counts from the piece.
+    pub skip_over: Option<Vec<SkipOver>>,
     /// An area move of up to this many king steps through empty squares, turning freely, to an
     /// empty square or an enemy piece (the capture ends the move); 0 or absent: none.
     pub area: Option<u8>,
@@ -173,6 +174,17 @@ pub struct PieceSpec {
     /// it stops on and ending on any of them, or back on its own square; never past its own
     /// square. The plain jumps to the squares of the line must be in `betza` (`KADGH`).
     pub lion_line: Option<String>,
+}
+
+/// One jump of the `skip_first` rides (`skip_over`): over this many squares along all of them,
+/// or (`"3:fB"`) along the rides written after the colon.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum SkipOver {
+    /// Over this many squares along every `skip_first` ride.
+    All(u8),
+    /// `"n:rides"`: over n squares along these rides (Betza, as in `skip_first`).
+    Along(String),
 }
 
 /// The promoted side of a piece.
@@ -210,9 +222,10 @@ pub struct PromotedSpec {
     /// How many squares the first jump of the `skip_first` rides passes over, one number per
     /// jump the piece may make (default `[1]`): `[1, 2, 3]` lands on the second, third or
     /// fourth square whatever stands before it and rides on from there (Taikyoku shogi's
-    /// mountain crane); `[2]` only on the third (its king of teachings). A range still counts
-    /// from the piece.
-    pub skip_over: Option<Vec<u8>>,
+    /// mountain crane); `[2]` only on the third. An item `"3:fB"` adds a jump over that many
+    /// squares along other rides only (its free eagle: `[1, 2, "3:fB"]`). A range still
+    /// counts from the piece.
+    pub skip_over: Option<Vec<SkipOver>>,
     /// An area move of up to this many king steps through empty squares, turning freely, to an
     /// empty square or an enemy piece (the capture ends the move); 0 or absent: none.
     pub area: Option<u8>,

@@ -736,6 +736,9 @@ fn broken_skip_over_keys_are_refused() {
         ("skip_first = \"Q\"\nskip_over = [0]", "0 squares"),
         ("skip_first = \"Q\"\nskip_over = [35]", "35 squares"),
         ("skip_first = \"Q\"\nskip_over = []", "at least one"),
+        ("skip_first = \"Q\"\nskip_over = [1, \"fB\"]", "a colon"),
+        ("skip_first = \"Q\"\nskip_over = [\"0:fB\"]", "0 squares"),
+        ("skip_first = \"Q\"\nskip_over = [\"2:N\"]", "only plain"),
     ] {
         let e = jumping_riders(keys, TEACHER).unwrap_err().to_string();
         assert!(e.contains("skip_over") && e.contains(reason), "{keys}: {e}");

@@ -52,9 +52,12 @@ fn start_position_move_count_by_hand() {
     //   those 10 in the promotion zone (ranks a..k) but the first two with and without
     //   promotion: 12 + 9 + 10 = 31 each; the angle generals on 32ah and 5ah up one diagonal,
     //   over 8 own pieces, to 14 empty squares and the 9 gote pieces 9k..1c (28k..36c), all in
-    //   the zone: 14 + 18 = 32 each.
-    // 30 + 12 + 2 + 2 + 8 + 20 + 42 + 45 + 62 + 64 = 287.
-    assert_eq!(p.legal_moves().len(), 287);
+    //   the zone: 14 + 18 = 32 each;
+    // - the free eagle on 18ac jumps to the fourth square of its forward-right diagonal, over
+    //   its three own pieces, and slides on: 14y..1l, 14 (forward-left, its jump lands on the
+    //   dog on 22y).
+    // 30 + 12 + 2 + 2 + 8 + 20 + 42 + 45 + 62 + 64 + 14 = 301.
+    assert_eq!(p.legal_moves().len(), 301);
     let mut want = counts(&[
         ("31y", 3),
         ("22y", 3),
@@ -75,6 +78,7 @@ fn start_position_move_count_by_hand() {
         ("6ah", 31),
         ("32ah", 32),
         ("5ah", 32),
+        ("18ac", 14),
     ]);
     for f in (1..=36).filter(|f| ![31, 26, 22, 15, 11, 6].contains(f)) {
         want.insert(format!("{f}z"), 1);
@@ -238,6 +242,32 @@ fn jumps_that_slide_on_differ_between_the_crane_and_the_eagle() {
     eagle[2] = ("18r", "E=");
     let p = composed(&v, &eagle, "b -");
     assert_eq!(up(&p), 0);
+    // Up its forward-right diagonal, over sente's pawns on 17q, 16p and 15o, the eagle jumps to
+    // the fourth square and slides on: 14n..5e, 10 squares; not with the jumps over one or two
+    // squares only (a break of its `"3:fB"`).
+    let diagonal = [
+        ("36aj", "K"),
+        ("1a", "k"),
+        ("18r", "E="),
+        ("17q", "P"),
+        ("16p", "P"),
+        ("15o", "P"),
+    ];
+    let up_right = |p: &Position| -> usize {
+        (5..=14)
+            .filter(|&f| {
+                let to = format!("{f}{}", (b'a' + (f as u8 - 1)) as char);
+                dests(p, "18r").contains(&to)
+            })
+            .count()
+    };
+    assert_eq!(up_right(&composed(&v, &diagonal, "b -")), 10);
+    let near = broken(
+        "taikyoku",
+        "skip_over = [1, 2, \"3:fB\"]",
+        "skip_over = [1, 2]",
+    );
+    assert_eq!(up_right(&composed(&near, &diagonal, "b -")), 0);
     // The eagle takes an adjacent piece without moving (igui): 18r18q18r when 18q is gote's.
     let mut igui = eagle;
     igui[3] = ("18q", "p");
