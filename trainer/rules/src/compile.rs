@@ -55,6 +55,9 @@ struct GameRules {
     promote_by_capture: bool,
 }
 
+/// A ride of a power key: direction `(dx, dy)` and range (0: unlimited).
+type Ride = (i8, i8, u8);
+
 /// Most king steps of an area move.
 const MAX_AREA: u8 = 4;
 
@@ -483,7 +486,7 @@ impl Compiler<'_> {
             None => Vec::new(),
         };
         // Each jump: the rides it follows and the squares it passes over.
-        let mut jumps: Vec<(Vec<(i8, i8, u8)>, u8)> = Vec::new();
+        let mut jumps: Vec<(Vec<Ride>, u8)> = Vec::new();
         match k.skip_over {
             Some(_) if k.skip_first.is_none() => {
                 return Err(self.err(key("skip_over"), "needs skip_first rides to jump along"))
@@ -596,7 +599,7 @@ impl Compiler<'_> {
 
     /// The rides of a power: plain orthogonal or diagonal riders (`ranged`: a range of at
     /// least 2 allowed), as (dx, dy, range; 0 = unlimited).
-    fn power_rides(&self, text: &str, key: &str, ranged: bool) -> Result<Vec<(i8, i8, u8)>> {
+    fn power_rides(&self, text: &str, key: &str, ranged: bool) -> Result<Vec<Ride>> {
         let (atoms, legs) = betza::parse_all(text).map_err(|e| self.err(key, e.to_string()))?;
         let plain = |a: &MoveAtom| {
             a.can_move
