@@ -395,6 +395,7 @@ impl Compiler<'_> {
             captured_as: i as Kind,
             contagion: None,
             powers,
+            shadowed_leaps: false,
         };
         Ok((kind, atoms, extra, d))
     }
@@ -456,6 +457,7 @@ impl Compiler<'_> {
             captured_as: i as Kind,
             contagion: None,
             powers,
+            shadowed_leaps: false,
         };
         Ok((kind, atoms))
     }
@@ -929,6 +931,7 @@ fn unbuilt(
         has_powers: kinds.iter().any(|k| k.powers.any()),
         has_burns: kinds.iter().any(|k| k.powers.burn),
         has_sweeps: kinds.iter().any(|k| k.powers.sweep),
+        has_shadowed_leaps: false,
         has_lion_lines: kinds.iter().any(|k| !k.powers.lion_line.is_empty()),
         has_contagion: kinds.iter().any(|k| k.contagion.is_some()),
         kinds,

@@ -653,7 +653,8 @@ impl Position {
         let v = &*self.variant;
         let (us, them) = (self.side, self.side.flip());
         let board = self.board_as::<N>();
-        let piece_extras = v.has_legs || v.has_last_rank_moves || v.has_powers;
+        let piece_extras =
+            v.has_legs || v.has_last_rank_moves || v.has_powers || v.has_shadowed_leaps;
         for from in Bits::<W>::narrow(&self.occ[us.index()]).iter() {
             let first = out.len();
             // Promotion follows the piece's own kind, its moves may be borrowed.
@@ -702,6 +703,9 @@ impl Position {
                 }
                 if v.has_legs && !v.kinds[kind as usize].legs.is_empty() {
                     ctx.add_doubles(out, kind, from, us_unarmed);
+                }
+                if v.has_shadowed_leaps && v.kinds[moves_as as usize].shadowed_leaps {
+                    dedup_since(out, first);
                 }
                 if v.has_powers && v.kinds[moves_as as usize].powers.moving {
                     self.power_moves(ctx, out, (kind, moves_as), from, first, us_unarmed);
@@ -952,5 +956,21 @@ mod tests {
             }
         }
         assert!(positions > 1000, "{positions} positions compared");
+    }
+}
+
+/// Removes the moves since `out[first]` that repeat an earlier one there (a leap and a ride of
+/// one piece to the same square), keeping the first of each.
+#[cold]
+#[inline(never)]
+fn dedup_since(out: &mut Vec<Move>, first: usize) {
+    let mut seen = std::collections::HashSet::new();
+    let mut i = first;
+    while i < out.len() {
+        if seen.insert(out[i]) {
+            i += 1;
+        } else {
+            out.remove(i);
+        }
     }
 }

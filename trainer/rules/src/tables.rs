@@ -40,8 +40,14 @@ fn atom_mode(a: &MoveAtom) -> u8 {
 }
 
 /// A kind's atoms for colour `c` as rays merged per direction and leaps merged per vector
-/// (minus what a ray already gives at distance one).
-fn merge_moves(dirs: &[(i8, i8)], c: Color, katoms: &[MoveAtom]) -> (Vec<RayMove>, Vec<BoardLeap>) {
+/// (minus what a ray already gives at distance one), and whether a leap left lands on a square
+/// one of the rays also reaches (then the two may give the same move: see
+/// [`Variant::shadowed_leaps`]).
+fn merge_moves(
+    dirs: &[(i8, i8)],
+    c: Color,
+    katoms: &[MoveAtom],
+) -> (Vec<RayMove>, Vec<BoardLeap>, bool) {
     // Rays merged per direction.
     let mut rays: Vec<RayMove> = Vec::new();
     for a in katoms.iter().filter(|a| a.range != 1) {
@@ -73,6 +79,7 @@ fn merge_moves(dirs: &[(i8, i8)], c: Color, katoms: &[MoveAtom]) -> (Vec<RayMove
     }
     // Leaps merged per vector, minus what a ray already gives at distance one.
     let mut leaps: Vec<BoardLeap> = Vec::new();
+    let mut shadowed = false;
     for a in katoms.iter().filter(|a| a.range == 1) {
         let bv = board_vec(c, a.dx, a.dy);
         let mut mode = atom_mode(a);
@@ -121,13 +128,26 @@ fn merge_moves(dirs: &[(i8, i8)], c: Color, katoms: &[MoveAtom]) -> (Vec<RayMove
                 mode &= !CAPTURE;
             }
         }
+        // A leap the merge above could not take (it lacks the jumps to the nearer squares) may
+        // still land where the ride stops, after as many hops as there are pieces between.
+        let aligned = k >= 2 && (unit.0 * k, unit.1 * k) == bv;
+        if let Some(r) = rays
+            .iter()
+            .find(|r| aligned && dirs[r.dir as usize] == unit)
+        {
+            let reaches = |ranges: &[u8; MAX_HOPS + 1]| {
+                (0..(k as usize).min(MAX_HOPS + 1)).any(|h| ranges[h] >= k as u8)
+            };
+            shadowed |= (mode & MOVE != 0 && reaches(&r.move_range))
+                || (mode & CAPTURE != 0 && reaches(&r.cap_range));
+        }
         match leaps.iter_mut().find(|l| l.0 == bv) {
             Some(l) => l.1 |= mode,
             None => leaps.push((bv, mode)),
         }
     }
     leaps.retain(|l| l.1 != 0);
-    (rays, leaps)
+    (rays, leaps, shadowed)
 }
 
 /// Derives every table move generation reads from the variant's kinds (`atoms`: each kind's
@@ -284,8 +304,12 @@ fn kind_tables(
 ) {
     let (n, nd) = (v.n, v.dirs.len());
     let ck = c.index() * v.kinds.len() + k;
-    let (rays, leaps) = merge_moves(&v.dirs, c, katoms);
-    let (extra_rays, extra_leaps) = merge_moves(&v.dirs, c, kextras);
+    let (rays, leaps, shadowed) = merge_moves(&v.dirs, c, katoms);
+    let (extra_rays, extra_leaps, extra_shadowed) = merge_moves(&v.dirs, c, kextras);
+    if shadowed || extra_shadowed {
+        v.kinds[k].shadowed_leaps = true;
+        v.has_shadowed_leaps = true;
+    }
     for sq in 0..n {
         let start = v.leaps.len() as u32;
         let on_last = v.last_rank[c.index()].contains(sq);

@@ -175,6 +175,9 @@ pub struct KindInfo {
     /// Powers beyond its Betza moves (the large variants' range captures, area moves, skipping
     /// rides and burning).
     pub powers: Powers,
+    /// A leap of its own lands on a square one of its rides reaches too (Taikyoku shogi's
+    /// phoenix master: `fG` and `B`), so that its moves are deduplicated as they are made.
+    pub(crate) shadowed_leaps: bool,
 }
 
 /// A kind's powers beyond its Betza moves, from the owner's point of view.
@@ -377,6 +380,8 @@ pub struct Variant {
     pub has_burns: bool,
     /// Whether a kind sweeps along its range captures (`sweep`).
     pub has_sweeps: bool,
+    /// Whether a kind has shadowed leaps (see [`KindInfo::shadowed_leaps`]).
+    pub(crate) has_shadowed_leaps: bool,
     /// A piece ending its move next to an enemy burning piece is burnt itself.
     pub passive_burn: bool,
     /// Royal pieces may be left attacked; losing the last one loses the game.

@@ -302,3 +302,36 @@ fn the_crown_prince_is_a_second_royal_piece_and_promotes_to_a_king() {
     play(&mut p, "18a18aj");
     assert_eq!(p.outcome(), win(Color::Gote, EndReason::RoyalCaptured));
 }
+
+#[test]
+fn a_leap_along_a_ride_is_one_move() {
+    // The phoenix master (P!, BvRsR3fG) alone on 18s: its bishop's rides (18 + 17 + 17 + 17
+    // squares), its vertical rides (18 up, 17 down) and three squares each way sideways: 110
+    // moves. Its forward jumps to the third diagonal square land on squares of its rides:
+    // with the path empty, each is one move, not two.
+    let v = taikyoku();
+    let p = composed(&v, &[("36aj", "K"), ("1a", "k"), ("18s", "P!")], "b -");
+    let from = v.parse_square("18s").unwrap();
+    let mine: Vec<_> = p
+        .legal_moves()
+        .into_iter()
+        .filter(|m| m.from() == Some(from))
+        .collect();
+    assert_eq!(mine.len(), 110);
+    let unique: std::collections::BTreeSet<String> =
+        mine.iter().map(|&m| p.move_to_usi(m)).collect();
+    assert_eq!(unique.len(), 110);
+    // With a piece on the first square of its forward-left diagonal, the jump over it is the
+    // only way to the third square: still one move there.
+    let p = composed(
+        &v,
+        &[("36aj", "K"), ("1a", "k"), ("18s", "P!"), ("19r", "P")],
+        "b -",
+    );
+    let to_21p = p
+        .legal_moves()
+        .into_iter()
+        .filter(|&m| p.move_to_usi(m) == "18s21p")
+        .count();
+    assert_eq!(to_21p, 1);
+}
