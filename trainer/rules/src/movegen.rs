@@ -920,6 +920,22 @@ impl Position {
     }
 }
 
+/// Removes the moves since `out[first]` that repeat an earlier one there (a leap and a ride of
+/// one piece to the same square), keeping the first of each.
+#[cold]
+#[inline(never)]
+fn dedup_since(out: &mut Vec<Move>, first: usize) {
+    let mut seen = std::collections::HashSet::new();
+    let mut i = first;
+    while i < out.len() {
+        if seen.insert(out[i]) {
+            i += 1;
+        } else {
+            out.remove(i);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -956,21 +972,5 @@ mod tests {
             }
         }
         assert!(positions > 1000, "{positions} positions compared");
-    }
-}
-
-/// Removes the moves since `out[first]` that repeat an earlier one there (a leap and a ride of
-/// one piece to the same square), keeping the first of each.
-#[cold]
-#[inline(never)]
-fn dedup_since(out: &mut Vec<Move>, first: usize) {
-    let mut seen = std::collections::HashSet::new();
-    let mut i = first;
-    while i < out.len() {
-        if seen.insert(out[i]) {
-            i += 1;
-        } else {
-            out.remove(i);
-        }
     }
 }
