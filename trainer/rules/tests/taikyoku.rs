@@ -48,16 +48,15 @@ fn start_position_move_count_by_hand() {
     //   empty squares 19y..19l, then taking gote's 11 pieces 19k..19a, the vice general
     //   (rank 2) jumped too, until gote's crown prince on 19a, which it takes but cannot pass:
     //   45; the flying generals on 31ah and 6ah up their files to the 12 empty squares, then
-    //   the 9 gote pieces to the flying general on 31c (6c), which has their rank, each of
-    //   those 10 in the promotion zone (ranks a..k) but the first two with and without
-    //   promotion: 12 + 9 + 10 = 31 each; the angle generals on 32ah and 5ah up one diagonal,
-    //   over 8 own pieces, to 14 empty squares and the 9 gote pieces 9k..1c (28k..36c), all in
-    //   the zone: 14 + 18 = 32 each;
+    //   taking the 9 gote pieces up to the flying general on 31c (6c), which has their rank
+    //   and is taken but not passed: 12 + 9 + 1 = 22 each; the angle generals on 32ah and 5ah
+    //   up one diagonal, over 8 own pieces, to 14 empty squares and the 9 gote pieces 9k..1c
+    //   (28k..36c): 23 each. Captures promote by themselves: one move each;
     // - the free eagle on 18ac jumps to the fourth square of its forward-right diagonal, over
     //   its three own pieces, and slides on: 14y..1l, 14 (forward-left, its jump lands on the
     //   dog on 22y).
-    // 30 + 12 + 2 + 2 + 8 + 20 + 42 + 45 + 62 + 64 + 14 = 301.
-    assert_eq!(p.legal_moves().len(), 301);
+    // 30 + 12 + 2 + 2 + 8 + 20 + 42 + 45 + 44 + 46 + 14 = 265.
+    assert_eq!(p.legal_moves().len(), 265);
     let mut want = counts(&[
         ("31y", 3),
         ("22y", 3),
@@ -74,10 +73,10 @@ fn start_position_move_count_by_hand() {
         ("16ag", 21),
         ("21ag", 21),
         ("19ag", 45),
-        ("31ah", 31),
-        ("6ah", 31),
-        ("32ah", 32),
-        ("5ah", 32),
+        ("31ah", 22),
+        ("6ah", 22),
+        ("32ah", 23),
+        ("5ah", 23),
         ("18ac", 14),
     ]);
     for f in (1..=36).filter(|f| ![31, 26, 22, 15, 11, 6].contains(f)) {
@@ -278,7 +277,7 @@ fn jumps_that_slide_on_differ_between_the_crane_and_the_eagle() {
 #[test]
 fn the_crown_prince_is_a_second_royal_piece_and_promotes_to_a_king() {
     // Gote's great general takes sente's king on 18aj: sente still has its crown prince, and
-    // loses when that is taken too. A crown prince entering the zone becomes a second king.
+    // loses when that is taken too. A crown prince that captures becomes a second king.
     let v = taikyoku();
     let pieces = [("18aj", "K"), ("1ai", "C"), ("18a", "g"), ("36a", "k")];
     let mut p = composed(&v, &pieces, "w -");
@@ -288,10 +287,20 @@ fn the_crown_prince_is_a_second_royal_piece_and_promotes_to_a_king() {
     play(&mut p, "1ai2ai 18aj2aj");
     play(&mut p, "2ai3ai 2aj3ai");
     assert_eq!(p.outcome(), win(Color::Gote, EndReason::RoyalCaptured));
-    let mut p = composed(&v, &[("36aj", "K"), ("5l", "C"), ("36a", "k")], "b -");
-    play(&mut p, "5l5k+");
+    let mut p = composed(
+        &v,
+        &[("36aj", "K"), ("5l", "C"), ("5k", "p"), ("36a", "k")],
+        "b -",
+    );
+    play(&mut p, "5l5k");
     assert_eq!(name_at(&p, "5k"), "king");
     assert_eq!(p.royal_count(Color::Sente), 2);
+    // Promotion by capture only: a plain move does not promote, and no move chooses to.
+    let p = composed(&v, &[("36aj", "K"), ("5l", "C"), ("36a", "k")], "b -");
+    assert!(moves(&p).iter().all(|m| !m.ends_with('+')));
+    let mut p = p;
+    play(&mut p, "5l5k");
+    assert_eq!(name_at(&p, "5k"), "crown prince");
     // Break: a crown prince that is not royal, and the king's capture ends the game.
     let plain = broken(
         "taikyoku",
