@@ -121,6 +121,13 @@ impl FeatureLayout {
                     self.square_name(usize::from(to))
                 )
             }
+            // Compound moves (Ko shogi) have no Fairy-Stockfish form: such variants are never
+            // exported; the squares it goes between stand for it.
+            Move::Multi { from, to, .. } => format!(
+                "{}{}",
+                self.square_name(usize::from(from)),
+                self.square_name(usize::from(to))
+            ),
         }
     }
 }

@@ -60,6 +60,13 @@ pub fn move_to_fsf(v: &Variant, mv: Move) -> String {
                 fsf_square(v, to as usize)
             )
         }
+        // Fairy-Stockfish has no compound moves (no variant with them is ever exported to
+        // it): the squares the piece goes between stand for one.
+        Move::Multi { from, to, .. } => format!(
+            "{}{}",
+            fsf_square(v, from as usize),
+            fsf_square(v, to as usize)
+        ),
         // A piece dropped promoted side up (Kyoto shogi) is `+P@c4`.
         Move::Drop { kind, to } => format!(
             "{}{}@{}",

@@ -181,7 +181,7 @@ pub fn to_csa(g: &MatchGame) -> Option<String> {
             }
             Move::Drop { kind, to } => format!("{side}00{}{}", sq(to as usize), kname(kind)?),
             // CSA has no moves of several steps.
-            Move::Double { .. } | Move::Line { .. } => return None,
+            Move::Double { .. } | Move::Line { .. } | Move::Multi { .. } => return None,
         };
         s.push_str(&line);
         s.push('\n');

@@ -50,6 +50,7 @@ pub(crate) fn bench_perft(fsf: Option<PathBuf>, repeat: u32, no_fsf: bool) -> Re
         ("maka-dai-dai", None, 3),
         ("tai", None, 3),
         ("taikyoku", None, 3),
+        ("ko", None, 3),
     ] {
         let (n, s) = perft_ours(variant, depth, repeat)?;
         row(variant, depth, n, s);

@@ -33,7 +33,7 @@ enum Command {
         /// Variant: a config file stem in ./configs/variants (shogi, minishogi, cannon-shosu,
         /// hand, judkins, yari, tori, kyoto, micro, sho, cannon, annan, unashogi, chu, wa, heian,
         /// heian-dai, whale, dai, hasami, dai-hasami, tenjiku, dai-dai, maka-dai-dai, tai,
-        /// taikyoku), a built-in variant, or a path to a .toml file.
+        /// taikyoku, ko), a built-in variant, or a path to a .toml file.
         #[arg(long)]
         variant: String,
         /// Start from this SFEN instead of the variant's start position.

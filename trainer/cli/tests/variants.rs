@@ -60,8 +60,9 @@ simulations = 2
 fn tiny_run(dir: &Path, name: &str, variant: &str) {
     let cfg = dir.join(format!("{name}.toml"));
     let mut text = config_named(name, variant);
-    if variant == "taikyoku" {
-        // 13 million policy logits a position: two short games are enough to train on.
+    if variant == "taikyoku" || variant == "ko" {
+        // 13 million (Taikyoku) and 17 million (Ko, its compound moves) policy logits a
+        // position: two short games are enough to train on.
         text = text
             .replace("games_per_generation = 6", "games_per_generation = 2")
             .replace("parallel_games = 6", "parallel_games = 2")
@@ -116,6 +117,7 @@ fn tiny_runs_of_the_family_variants_complete() {
         "maka-dai-dai",
         "tai",
         "taikyoku",
+        "ko",
     ] {
         tiny_run(&dir, variant, variant);
         let o = trainer(&["check", "--explain", variant]);
@@ -136,6 +138,10 @@ fn tiny_runs_of_the_family_variants_complete() {
         ];
         if lions.contains(&variant) {
             assert!(text.contains("two-step move types"), "{text}");
+        }
+        // Ko shogi's shots and moves of several steps have planes of their own too.
+        if variant == "ko" {
+            assert!(text.contains("47517 compound move types"), "{text}");
         }
     }
 }

@@ -220,7 +220,7 @@ impl Dlshogi {
                 let dir_y = (t % 9) as i32 - (f % 9) as i32;
                 (direction(dir_x, dir_y) + 10 * usize::from(promote)) * 81 + t
             }
-            Move::Double { .. } | Move::Line { .. } => {
+            Move::Double { .. } | Move::Line { .. } | Move::Multi { .. } => {
                 unreachable!("standard shogi has no moves of several steps")
             }
             Move::Drop { kind, to } => {

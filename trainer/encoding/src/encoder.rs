@@ -315,6 +315,12 @@ impl Encoder {
                     Some(t) => pp * t + plane % pp,
                     None => return self,
                 }
+            } else if plane >= self.first_compound_plane() && plane < self.first_drop_plane() {
+                let first = self.first_compound_plane();
+                match self.variant.compound_mirror_plane(plane - first) {
+                    Some(p) => first + p,
+                    None => return self,
+                }
             } else if plane < self.first_drop_plane() {
                 let ((x1, y1), (x2, y2)) = self.doubles[plane - pp * types];
                 match self
@@ -468,8 +474,14 @@ impl Encoder {
         &self.doubles
     }
 
-    /// The first drop plane: after the board moves and the two-step moves.
+    /// The first drop plane: after the board moves, the two-step moves and the compound moves.
     fn first_drop_plane(&self) -> usize {
+        self.first_compound_plane() + self.variant.compound.len()
+    }
+
+    /// The first plane of the compound moves (`shoot`, `repeat`: one per type in the mover's
+    /// view, [`rules::CompoundTable::planes`]).
+    fn first_compound_plane(&self) -> usize {
         self.promote_planes * self.move_types.len() + self.doubles.len()
     }
 
@@ -651,6 +663,15 @@ impl Encoder {
                 let key = ((0, 0), (t.0 - f.0, f.1 - t.1));
                 self.double_index(mv, key) * n + self.orient(us, from as usize)
             }
+            Move::Multi { from, .. } => {
+                let p = self.variant.compound_plane(us, mv).unwrap_or_else(|| {
+                    panic!(
+                        "move {mv:?}: no compound move type of {}",
+                        self.variant.name
+                    )
+                });
+                (self.first_compound_plane() + p) * n + self.orient(us, from as usize)
+            }
             Move::Drop { kind, to } => {
                 let v = &self.variant;
                 let h = v
@@ -704,6 +725,10 @@ impl Encoder {
                 to: self.orient(us, to) as Square,
                 promote: plane % pp == 1,
             })
+        } else if plane >= self.first_compound_plane() && plane < self.first_drop_plane() {
+            let from = self.orient(us, sq);
+            self.variant
+                .compound_from_plane(us, from, plane - self.first_compound_plane())
         } else if plane < self.first_drop_plane() {
             let ((x1, y1), (x, y)) = self.doubles[plane - pp * types];
             let (fx, fy) = self.xy(sq);
@@ -862,6 +887,17 @@ impl Encoder {
                     "  {plane:3}      ({x1:+}, {y1:+}) then to ({x:+}, {y:+})"
                 ),
             };
+        }
+        let compound = v.compound.len();
+        if compound > 0 {
+            // Too many to list (Ko shogi: tens of thousands); the first plane and the count.
+            let first = self.first_compound_plane();
+            let _ = writeln!(
+                s,
+                "  {first}..{}  {compound} compound move types (shots and moves of several \
+                 steps: where the piece ends and the squares it takes), at the from square",
+                first + compound - 1
+            );
         }
         for (h, &k) in self.drop_plane_kinds().iter().enumerate() {
             let _ = writeln!(
@@ -1112,7 +1148,7 @@ mod tests {
     }
 
     fn rotate_move(v: &Variant, mv: Move) -> Move {
-        mv.map_squares(|sq| (v.num_squares() - 1 - sq as usize) as Square)
+        v.turned_move(mv)
     }
 
     #[test]

@@ -6,16 +6,19 @@
 
 use crate::betza::{self, MoveAtom, TwoLeg};
 use crate::bitset::SquareSet;
+use crate::compound::{Compound, CompoundTable, Step};
 use crate::error::{Error, Result};
 use crate::position::SMALL_BOARD;
-use crate::spec::{EndSpec, PieceDropSpec, PieceSpec, PromotedSpec, SkipOver, VariantSpec};
+use crate::spec::{
+    EndSpec, PieceDropSpec, PieceSpec, PromotedSpec, RepeatSpec, ShootSpec, SkipOver, VariantSpec,
+};
 use crate::tables::{build_drop_squares, build_tables};
 use crate::types::{Kind, Letter};
 use crate::values::{
     ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
     RepetitionFor, StalemateValue,
 };
-use crate::variant::{KindInfo, Powers, Variant, MAX_KINDS, MAX_SIDE, MAX_SMALL_KINDS};
+use crate::variant::{KindInfo, Links, Powers, Variant, MAX_KINDS, MAX_SIDE, MAX_SMALL_KINDS};
 use std::sync::Arc;
 
 /// The rules of a variant other than its pieces, as read from the spec (defaults applied).
@@ -58,6 +61,9 @@ struct GameRules {
 /// A ride of a power key: direction `(dx, dy)` and range (0: unlimited).
 type Ride = (i8, i8, u8);
 
+/// Most moves of a `repeat` power in one turn.
+const MAX_REPEAT: u8 = 5;
+
 /// Most king steps of an area move.
 const MAX_AREA: u8 = 4;
 
@@ -73,6 +79,8 @@ struct PowerKeys<'a> {
     burn: bool,
     lion_line: &'a Option<String>,
     anywhere: bool,
+    shoot: &'a Option<ShootSpec>,
+    repeat: &'a Option<RepeatSpec>,
 }
 
 /// The piece kinds of a variant with their parsed moves, before the tables are derived.
@@ -109,6 +117,7 @@ impl Compiler<'_> {
         self.link_promotes_to(pieces, &rules, &mut kinds.kinds)?;
         self.link_captured_as(pieces, &mut kinds.kinds)?;
         self.link_contagion(pieces, &mut kinds.kinds)?;
+        self.link_capture_lists(pieces, &mut kinds.kinds)?;
         let hand_kinds = hand_kinds(&mut kinds.kinds, pieces.len(), &rules);
         self.check_kind_rules(&spec, &rules, &mut kinds.kinds)?;
         let has_hoppers = kinds.atoms.iter().flatten().any(|a| a.hops != 1);
@@ -130,6 +139,7 @@ impl Compiler<'_> {
                 ));
             }
         }
+        self.check_compound(&spec, pieces, &mut v)?;
         build_tables(&mut v, &kinds.atoms, &kinds.extras);
         build_drop_squares(&mut v, &kinds.drop_specs);
         self.check_start(v)
@@ -348,6 +358,8 @@ impl Compiler<'_> {
                 burn: p.burn,
                 lion_line: &p.lion_line,
                 anywhere: p.leap_anywhere,
+                shoot: &p.shoot,
+                repeat: &p.repeat,
             },
             &key(""),
         )?;
@@ -396,6 +408,7 @@ impl Compiler<'_> {
             contagion: None,
             powers,
             shadowed_leaps: false,
+            links: Links::default(),
         };
         Ok((kind, atoms, extra, d))
     }
@@ -420,6 +433,8 @@ impl Compiler<'_> {
                 burn: pr.burn,
                 lion_line: &pr.lion_line,
                 anywhere: pr.leap_anywhere,
+                shoot: &pr.shoot,
+                repeat: &pr.repeat,
             },
             &format!("pieces[{i}].promoted."),
         )?;
@@ -458,6 +473,7 @@ impl Compiler<'_> {
             contagion: None,
             powers,
             shadowed_leaps: false,
+            links: Links::default(),
         };
         Ok((kind, atoms))
     }
@@ -566,6 +582,8 @@ impl Compiler<'_> {
                 .collect(),
             area,
             burn: k.burn,
+            repeat: self.repeat_power(k.repeat, &key("repeat"))?,
+            shoot: self.shoot_power(k.shoot, &key("shoot"))?,
             moving: false,
         };
         powers.moving = powers.any_moves();
@@ -721,6 +739,314 @@ impl Compiler<'_> {
             }
             kinds[i].promotes_to = Some(target as Kind);
         }
+        Ok(())
+    }
+
+    /// The steps of a compound power's Betza moves: leaps and rides only.
+    fn compound_steps(&self, text: &str, key: &str) -> Result<Vec<Step>> {
+        let (atoms, legs) = betza::parse_all(text).map_err(|e| self.err(key, e.to_string()))?;
+        if !legs.is_empty() || atoms.iter().any(|a| a.hops != 1) {
+            return Err(self.err(
+                key,
+                "only leaps and rides (no two-step moves, no jumps over pieces)",
+            ));
+        }
+        if atoms.is_empty() {
+            return Err(self.err(key, "no move"));
+        }
+        Ok(atoms
+            .iter()
+            .map(|a| Step {
+                dx: a.dx,
+                dy: a.dy,
+                range: a.range,
+                can_move: a.can_move,
+                can_capture: a.can_capture,
+            })
+            .collect())
+    }
+
+    /// A `repeat` power.
+    fn repeat_power(&self, r: &Option<RepeatSpec>, key: &str) -> Result<Option<Compound>> {
+        let Some(r) = r else { return Ok(None) };
+        if !(2..=MAX_REPEAT).contains(&r.times) {
+            return Err(self.err(
+                format!("{key}.times"),
+                format!("2 to {MAX_REPEAT} moves a turn, got {}", r.times),
+            ));
+        }
+        Ok(Some(Compound {
+            steps: self.compound_steps(&r.betza, &format!("{key}.betza"))?,
+            times: r.times,
+            line: r.line,
+            ..Compound::default()
+        }))
+    }
+
+    /// A `shoot` power.
+    fn shoot_power(&self, s: &Option<ShootSpec>, key: &str) -> Result<Option<Compound>> {
+        let Some(s) = s else { return Ok(None) };
+        if s.range == 0 || s.range > MAX_SIDE - 1 {
+            return Err(self.err(
+                format!("{key}.range"),
+                format!("1 to {} squares, got {}", MAX_SIDE - 1, s.range),
+            ));
+        }
+        let targets = s.targets.unwrap_or(1);
+        if !(1..=2).contains(&targets) {
+            return Err(self.err(format!("{key}.targets"), format!("1 or 2, got {targets}")));
+        }
+        let times = s.times.unwrap_or(1);
+        if !(1..=2).contains(&times) {
+            return Err(self.err(format!("{key}.times"), format!("1 or 2, got {times}")));
+        }
+        Ok(Some(Compound {
+            steps: self.compound_steps(&s.betza, &format!("{key}.betza"))?,
+            times,
+            line: false,
+            shot_range: s.range,
+            over: s.over,
+            targets,
+        }))
+    }
+
+    /// Resolves a list of letters (`+L`: a promoted form) to kinds.
+    fn kind_list(&self, letters: &[String], kinds: &[KindInfo], key: &str) -> Result<Vec<Kind>> {
+        letters
+            .iter()
+            .enumerate()
+            .map(|(j, l)| {
+                let (promoted, text) = match l.strip_prefix('+') {
+                    Some(t) => (true, t),
+                    None => (false, l.as_str()),
+                };
+                Letter::parse(text)
+                    .and_then(|(letter, _)| {
+                        kinds
+                            .iter()
+                            .position(|k| k.letter == letter && k.promoted == promoted)
+                    })
+                    .map(|k| k as Kind)
+                    .ok_or_else(|| {
+                        self.err(
+                            format!("{key}[{j}]"),
+                            format!("{l:?} is not the letter of a piece (or of a promoted form)"),
+                        )
+                    })
+            })
+            .collect()
+    }
+
+    /// Sets each kind's `spares`, `displaces_only` and `promotes_capturing`.
+    fn link_capture_lists(&self, pieces: &[PieceSpec], kinds: &mut [KindInfo]) -> Result<()> {
+        for (i, p) in pieces.iter().enumerate() {
+            let key = |k: &str| format!("pieces[{i}].{k}");
+            let promoted = kinds[i].promotes_to;
+            let sides = [
+                (i, p.spares.as_deref(), p.displaces_only.as_deref(), key("")),
+                (
+                    promoted.map_or(usize::MAX, |k| k as usize),
+                    p.promoted.as_ref().and_then(|q| q.spares.as_deref()),
+                    p.promoted
+                        .as_ref()
+                        .and_then(|q| q.displaces_only.as_deref()),
+                    key("promoted."),
+                ),
+            ];
+            for (k, spares, only, prefix) in sides {
+                if k == usize::MAX {
+                    continue;
+                }
+                if let Some(l) = spares {
+                    kinds[k].links.spares = self.kind_list(l, kinds, &format!("{prefix}spares"))?;
+                }
+                if let Some(l) = only {
+                    kinds[k].links.displaces_only =
+                        Some(self.kind_list(l, kinds, &format!("{prefix}displaces_only"))?);
+                }
+            }
+            self.link_fates(i, p, kinds)?;
+            if let Some(l) = &p.promotes_capturing {
+                let list = self.kind_list(l, kinds, &key("promotes_capturing"))?;
+                if promoted.is_none() {
+                    return Err(self.err(
+                        key("promotes_capturing"),
+                        "needs a promoted form (or promotes_to) to promote into",
+                    ));
+                }
+                kinds[i].links.promotes_capturing = list;
+            }
+        }
+        Ok(())
+    }
+
+    /// Piece `i`'s `without`, `promotes_with`, `promotion_effects`, `reverts_near` and
+    /// `shot_from` keys.
+    fn link_fates(&self, i: usize, p: &PieceSpec, kinds: &mut [KindInfo]) -> Result<()> {
+        let key = |k: &str| format!("pieces[{i}].{k}");
+        let promoted = kinds[i].promotes_to.map(|k| k as usize);
+        let one = |letter: &str, key: &str, kinds: &[KindInfo]| -> Result<Kind> {
+            Ok(self.kind_list(&[letter.to_string()], kinds, key)?[0])
+        };
+        if let Some(w) = &p.without {
+            let need = one(&w.letter, &key("without.letter"), kinds)?;
+            let need = kinds[need as usize].demoted;
+            let atoms = betza::parse(&w.loses)
+                .map_err(|e| self.err(key("without.loses"), e.to_string()))?;
+            let reach = MAX_SIDE as i32;
+            let mut lost = Vec::new();
+            for a in &atoms {
+                let last = if a.range == 0 { reach } else { a.range as i32 };
+                lost.extend((1..=last).map(|n| ((a.dx as i32 * n) as i8, (a.dy as i32 * n) as i8)));
+            }
+            kinds[i].links.without = Some((need, lost));
+        }
+        if let Some(l) = &p.promotes_with {
+            let need = one(l, &key("promotes_with"), kinds)?;
+            let need = kinds[need as usize].demoted;
+            let Some(pk) = promoted else {
+                return Err(self.err(key("promotes_with"), "needs a promoted form"));
+            };
+            kinds[i].links.promotes_with = Some(need);
+            kinds[pk].links.promotes_with = Some(need);
+        }
+        if let Some(e) = &p.promotion_effects {
+            if promoted.is_none() {
+                return Err(self.err(key("promotion_effects"), "needs a promoted form"));
+            }
+            let ups = self.kind_list(&e.promotes, kinds, &key("promotion_effects.promotes"))?;
+            if let Some(j) = ups.iter().position(|&k| {
+                kinds[k as usize].promoted || kinds[k as usize].promotes_to.is_none()
+            }) {
+                return Err(self.err(
+                    format!("{}[{j}]", key("promotion_effects.promotes")),
+                    "name an unpromoted piece with a promoted form",
+                ));
+            }
+            let kills = self.kind_list(&e.kills, kinds, &key("promotion_effects.kills"))?;
+            kinds[i].links.promotion_effects = Some((ups, kills));
+        }
+        kinds[i].links.shot_from = p.shot_from.unwrap_or(0);
+        if let (Some(pr), Some(pk)) = (&p.promoted, promoted) {
+            kinds[pk].links.shot_from = pr.shot_from.unwrap_or(0);
+            if let Some(r) = &pr.reverts_near {
+                let near = one(&r.letter, &key("promoted.reverts_near.letter"), kinds)?;
+                if r.within == 0 {
+                    return Err(self.err(key("promoted.reverts_near.within"), "at least 1"));
+                }
+                kinds[pk].links.reverts_near = Some((near, r.within));
+            }
+        }
+        Ok(())
+    }
+
+    /// The rules of compound moves, capture limits, capture promotions and the royal reserve:
+    /// all need `end.royal_capture` (no check test knows them); then builds the table of
+    /// compound move types.
+    fn check_compound(
+        &self,
+        spec: &VariantSpec,
+        pieces: &[PieceSpec],
+        v: &mut Variant,
+    ) -> Result<()> {
+        let key_of = |i: usize, name: &str| match i < pieces.len() {
+            true => format!("pieces[{i}].{name}"),
+            false => format!("pieces[].promoted.{name}"),
+        };
+        for (i, k) in v.kinds.iter().enumerate() {
+            let uses = [
+                (k.powers.shoot.is_some(), "shoot"),
+                (k.powers.repeat.is_some(), "repeat"),
+                (!k.links.spares.is_empty(), "spares"),
+                (k.links.displaces_only.is_some(), "displaces_only"),
+                (k.links.without.is_some(), "without"),
+                (
+                    k.links.promotes_with.is_some() && !k.promoted,
+                    "promotes_with",
+                ),
+                (k.links.promotion_effects.is_some(), "promotion_effects"),
+                (k.links.reverts_near.is_some(), "reverts_near"),
+            ];
+            for (used, name) in uses {
+                if used && !v.royal_capture {
+                    return Err(self.err(
+                        key_of(i, name),
+                        "needs end.royal_capture = true (captured royal pieces, no check rule)",
+                    ));
+                }
+            }
+            if k.powers.compound() && (!k.legs.is_empty() || !k.powers.lion_line.is_empty()) {
+                return Err(self.err(
+                    key_of(
+                        i,
+                        if k.powers.shoot.is_some() {
+                            "shoot"
+                        } else {
+                            "repeat"
+                        },
+                    ),
+                    "cannot be combined with two-step moves or lion_line",
+                ));
+            }
+        }
+        let reserve = spec.end.as_ref().and_then(|e| e.royal_reserve.as_deref());
+        if let Some(l) = reserve {
+            if !v.royal_capture {
+                return Err(self.err("end.royal_reserve", "needs end.royal_capture = true"));
+            }
+            let list = self.kind_list(l, &v.kinds, "end.royal_reserve")?;
+            if let Some(j) = list
+                .iter()
+                .position(|&k| v.kinds[k as usize].promoted || v.kinds[k as usize].royal)
+            {
+                return Err(self.err(
+                    format!("end.royal_reserve[{j}]"),
+                    "name unpromoted pieces that are not royal (their promoted forms count too)",
+                ));
+            }
+            v.royal_reserve = list;
+        }
+        let mut types = Vec::new();
+        for k in &v.kinds {
+            for c in [&k.powers.repeat, &k.powers.shoot].into_iter().flatten() {
+                crate::compound::enumerate(c, v.files, v.ranks, &mut types);
+            }
+        }
+        let table = CompoundTable::new(types);
+        if table.largest_group() > u16::MAX as usize + 1 {
+            return Err(self.err(
+                "pieces",
+                "too many compound move types ending on one square",
+            ));
+        }
+        v.has_compound = !table.is_empty();
+        v.compound = table;
+        v.has_capture_limits = v
+            .kinds
+            .iter()
+            .any(|k| !k.links.spares.is_empty() || k.links.displaces_only.is_some());
+        v.has_capture_promotions = v
+            .kinds
+            .iter()
+            .any(|k| !k.links.promotes_capturing.is_empty());
+        v.has_without = v.kinds.iter().any(|k| k.links.without.is_some());
+        let mut near = Vec::new();
+        for (i, k) in v.kinds.iter().enumerate() {
+            if let Some((t, _)) = k.links.reverts_near {
+                for x in [i as Kind, t] {
+                    let base = v.kinds[x as usize].demoted;
+                    near.extend([base].into_iter().chain(v.kinds[base as usize].promotes_to));
+                }
+            }
+        }
+        near.sort_unstable();
+        near.dedup();
+        v.near_kinds = near;
+        v.has_fates = v.kinds.iter().any(|k| {
+            k.links.promotes_with.is_some()
+                || k.links.promotion_effects.is_some()
+                || k.links.reverts_near.is_some()
+        });
         Ok(())
     }
 
@@ -934,6 +1260,14 @@ fn unbuilt(
         has_shadowed_leaps: false,
         has_lion_lines: kinds.iter().any(|k| !k.powers.lion_line.is_empty()),
         has_contagion: kinds.iter().any(|k| k.contagion.is_some()),
+        compound: Default::default(),
+        has_compound: false,
+        has_capture_limits: false,
+        has_capture_promotions: false,
+        has_without: false,
+        has_fates: false,
+        near_kinds: Vec::new(),
+        royal_reserve: Vec::new(),
         kinds,
         hand_kinds,
         zone_depth: r.zone_depth,

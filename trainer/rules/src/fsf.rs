@@ -1354,6 +1354,12 @@ impl<'a> Exporter<'a> {
             if p.anywhere {
                 what.push("leaps to any unprotected square (leap_anywhere)".to_string());
             }
+            if p.repeat.is_some() {
+                what.push("several moves a turn (repeat)".to_string());
+            }
+            if p.shoot.is_some() {
+                what.push("shooting (shoot)".to_string());
+            }
             self.refuse(format!(
                 "piece {}{} ({}): {}; Fairy-Stockfish 11.1 has no such moves",
                 if k.promoted { "+" } else { "" },
@@ -1361,6 +1367,56 @@ impl<'a> Exporter<'a> {
                 k.name,
                 what.join(", ")
             ));
+        }
+        for k in &v.kinds {
+            let name = format!(
+                "piece {}{} ({})",
+                if k.promoted { "+" } else { "" },
+                k.letter,
+                k.name
+            );
+            if !k.links.spares.is_empty() || k.links.displaces_only.is_some() {
+                self.refuse(format!(
+                    "{name}: spares or displaces_only; Fairy-Stockfish 11.1 lets every piece \
+                     take every enemy piece"
+                ));
+            }
+            if !k.links.promotes_capturing.is_empty() {
+                self.refuse(format!(
+                    "{name}: promotes_capturing; Fairy-Stockfish 11.1 promotes by zone only"
+                ));
+            }
+            let fates = [
+                (
+                    k.links.without.is_some(),
+                    "without: moves lost while a kind is missing",
+                ),
+                (
+                    k.links.promotes_with.is_some(),
+                    "promotes_with: promotion tied to another kind",
+                ),
+                (
+                    k.links.promotion_effects.is_some(),
+                    "promotion_effects: a promotion changing other pieces",
+                ),
+                (
+                    k.links.reverts_near.is_some(),
+                    "reverts_near: turning back near another piece",
+                ),
+                (k.links.shot_from > 0, "shot_from: shots only from afar"),
+            ];
+            for (_, what) in fates.iter().filter(|f| f.0) {
+                self.refuse(format!(
+                    "{name}: {what}; Fairy-Stockfish 11.1 has no such rule"
+                ));
+            }
+        }
+        if !v.royal_reserve.is_empty() {
+            self.refuse(
+                "end.royal_reserve: pieces that stand in for the royal ones; Fairy-Stockfish \
+                 11.1 has no such goal"
+                    .to_string(),
+            );
         }
         if v.passive_burn {
             self.refuse(

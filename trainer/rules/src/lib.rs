@@ -17,6 +17,7 @@
 pub mod betza;
 mod bitset;
 mod compile;
+mod compound;
 mod error;
 pub mod fsf;
 mod movegen;
@@ -35,6 +36,7 @@ mod values;
 mod variant;
 
 pub use bitset::{Bits, SquareSet, SquareSetIter, WORDS};
+pub use compound::{Compound, CompoundTable, CompoundType, Step};
 pub use error::{Error, Result};
 pub use outcome::{EndReason, GameResult, Outcome};
 pub use perft::{perft, perft_divide, MAX_PERFT_DEPTH};
@@ -42,11 +44,14 @@ pub use position::{Position, MAX_HAND_KINDS};
 pub use rng::SplitMix64;
 pub use spec::{
     CaptureSpec, DropSpec, EndSpec, LionSpec, PieceDropSpec, PieceSpec, PromotedSpec,
-    PromotionSpec, SkipOver, VariantSpec,
+    PromotionEffectsSpec, PromotionSpec, RepeatSpec, RevertsNearSpec, ShootSpec, SkipOver,
+    VariantSpec, WithoutSpec,
 };
 pub use types::{Color, Kind, Letter, Move, Piece, Square};
 pub use values::{
     ConnectDirections, FlipOn, MatchRule, MovesFrom, PerpetualCheck, PromotionMode, PromotionMoves,
     RepetitionFor, StalemateValue,
 };
-pub use variant::{KindInfo, Powers, Variant, MAX_HAND_COUNT, MAX_KINDS, MAX_SIDE, MAX_SQUARES};
+pub use variant::{
+    KindInfo, Links, Powers, Variant, MAX_HAND_COUNT, MAX_KINDS, MAX_SIDE, MAX_SQUARES,
+};

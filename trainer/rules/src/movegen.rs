@@ -73,6 +73,8 @@ impl<S: SquareIndex, const W: usize, const N: usize> Ctx<'_, S, W, N> {
                 })
             }
             Move::Line { from, to } => self.line_safe(from, to, ksq),
+            // Only where royal pieces are captured: there is no royal piece to keep safe.
+            Move::Multi { .. } => true,
             Move::Drop { kind, to } => {
                 let to = to as usize;
                 self.scratch[to] = Piece::new(self.us, kind);
@@ -653,8 +655,18 @@ impl Position {
         let v = &*self.variant;
         let (us, them) = (self.side, self.side.flip());
         let board = self.board_as::<N>();
-        let piece_extras =
-            v.has_legs || v.has_last_rank_moves || v.has_powers || v.has_shadowed_leaps;
+        let piece_extras = v.has_legs
+            || v.has_last_rank_moves
+            || v.has_powers
+            || v.has_shadowed_leaps
+            || v.has_capture_limits
+            || v.has_without
+            || v.has_fates;
+        // The kinds the side lacks that some piece's moves or promotion need, found once.
+        let lacks = match v.has_without || v.has_fates {
+            true => self.lacking(),
+            false => Vec::new(),
+        };
         for from in Bits::<W>::narrow(&self.occ[us.index()]).iter() {
             let first = out.len();
             // Promotion follows the piece's own kind, its moves may be borrowed.
@@ -710,6 +722,13 @@ impl Position {
                 if v.has_powers && v.kinds[moves_as as usize].powers.moving {
                     self.power_moves(ctx, out, (kind, moves_as), from, first, us_unarmed);
                 }
+                if v.has_capture_limits {
+                    // Captures of kinds it spares (`spares`, `displaces_only`) go.
+                    spare_since(v, board, kind, out, first);
+                }
+                if !lacks.is_empty() {
+                    self.fated_moves(out, kind, from, first, &lacks);
+                }
             }
         }
     }
@@ -732,6 +751,9 @@ impl Position {
         if !powers.lion_line.is_empty() {
             ctx.add_lion_lines(out, kinds, from, unarmed);
         }
+        if powers.compound() {
+            self.compound_moves(out, kinds.1, from, first, unarmed);
+        }
         if !powers.moves() {
             return;
         }
@@ -744,6 +766,105 @@ impl Position {
         let targets = power_targets(ctx.v, &self.board, self.side, kinds.1, from, unarmed);
         for to in targets.and_not(done).iter() {
             ctx.add(out, kinds.0, from, to);
+        }
+    }
+
+    /// Applies `without` (moves lost while the side lacks a kind) and `promotes_with` (no
+    /// promotion while it lacks one) to the moves of the piece of `kind` on `from` added since
+    /// `out[first]`.
+    #[cold]
+    #[inline(never)]
+    fn fated_moves(
+        &self,
+        out: &mut Vec<Move>,
+        kind: Kind,
+        from: usize,
+        first: usize,
+        lacks: &[Kind],
+    ) {
+        let v = &*self.variant;
+        let info = &v.kinds[kind as usize];
+        if let Some((need, lost)) = &info.links.without {
+            if lacks.contains(need) {
+                let mut i = first;
+                while i < out.len() {
+                    let drop = match out[i] {
+                        Move::Normal { to, .. } => {
+                            lost.contains(&v.owner_offset(self.side, from, to as usize))
+                        }
+                        _ => false,
+                    };
+                    if drop {
+                        out.remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+        }
+        if let Some(need) = info.links.promotes_with {
+            if !info.promoted && lacks.contains(&need) {
+                for m in &mut out[first..] {
+                    if let Move::Normal { promote, .. } = m {
+                        *promote = false;
+                    }
+                }
+                dedup_since(out, first);
+            }
+        }
+    }
+
+    /// The kinds named by `without` or `promotes_with` of which the side to move has no piece.
+    #[cold]
+    #[inline(never)]
+    fn lacking(&self) -> Vec<Kind> {
+        let v = &*self.variant;
+        let mut needed: Vec<Kind> = v
+            .kinds
+            .iter()
+            .flat_map(|k| {
+                k.links
+                    .without
+                    .iter()
+                    .map(|w| w.0)
+                    .chain(k.links.promotes_with)
+            })
+            .collect();
+        needed.sort_unstable();
+        needed.dedup();
+        needed.retain(|&k| !self.side_has(self.side, k));
+        needed
+    }
+
+    /// Adds the compound moves (`shoot`, `repeat`) of the piece of `kind` on `from`, except
+    /// those that take nothing on the way and end where a move added since `out[first]` ends
+    /// (the same move).
+    #[cold]
+    #[inline(never)]
+    fn compound_moves(
+        &self,
+        out: &mut Vec<Move>,
+        kind: Kind,
+        from: usize,
+        first: usize,
+        unarmed: bool,
+    ) {
+        let v = &*self.variant;
+        let mut plain = SquareSet::EMPTY;
+        for mv in &out[first..] {
+            if let Move::Normal { to, .. } = mv {
+                plain.insert(*to as usize);
+            }
+        }
+        let moves = crate::compound::moves(v, &self.board, self.side, kind, from, unarmed);
+        for (to, taken) in moves {
+            if taken.is_empty() && plain.contains(to) {
+                continue;
+            }
+            match v.compound_move(from, to, &taken) {
+                Some(mv) => out.push(mv),
+                None => debug_assert!(false, "compound move type missing from the table"),
+            }
         }
     }
 
@@ -917,6 +1038,31 @@ impl Position {
         let mut replies = Vec::with_capacity(32);
         p.generate(&mut replies, false);
         replies.is_empty()
+    }
+}
+
+/// Removes the moves added since `out[first]` by the piece of `kind` that take a piece it may
+/// not take by moving onto it.
+#[cold]
+#[inline(never)]
+fn spare_since<B: BoardRead + ?Sized>(
+    v: &Variant,
+    board: &B,
+    kind: Kind,
+    out: &mut Vec<Move>,
+    first: usize,
+) {
+    let mut i = first;
+    while i < out.len() {
+        let t = board.at(out[i].to());
+        if !t.is_empty()
+            && t.color() != board.at(out[i].from().unwrap_or(0)).color()
+            && !v.displaces(kind, t.kind())
+        {
+            out.remove(i);
+        } else {
+            i += 1;
+        }
     }
 }
 

@@ -173,7 +173,7 @@ impl Position {
             // The side to move first: a move can burn the mover's own royal piece.
             if let Some(c) = [us, us.flip()]
                 .into_iter()
-                .find(|c| self.royals[c.index()] == 0)
+                .find(|&c| self.royals[c.index()] == 0 && !self.reserve_stands(c))
             {
                 return Some(Outcome {
                     winner: Some(c.flip()),
@@ -192,6 +192,18 @@ impl Position {
             }
         }
         None
+    }
+
+    /// Whether `c` still has a piece (promoted or not) of every kind of `end.royal_reserve`
+    /// (false when the variant has none).
+    fn reserve_stands(&self, c: Color) -> bool {
+        let v = &*self.variant;
+        !v.royal_reserve.is_empty()
+            && v.royal_reserve.iter().all(|&k| {
+                self.occ[c.index()]
+                    .iter()
+                    .any(|sq| v.kinds[self.board[sq].kind() as usize].demoted == k)
+            })
     }
 
     /// The results decided by the legal moves, repetitions and the ply limit.

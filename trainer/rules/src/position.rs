@@ -3,6 +3,7 @@
 use crate::bitset::SquareSet;
 use crate::powers::power_attacked;
 use crate::types::{Color, Kind, Move, Piece, Square};
+use crate::values::PromotionMode;
 use crate::variant::{RayMove, SquareIndex, Variant, CAPTURE, MAX_SQUARES};
 use std::sync::Arc;
 
@@ -21,6 +22,10 @@ pub(crate) struct Undo {
     pub side_captures: u8,
     pub hash: u64,
 }
+
+/// Marks an entry of `side_captured` as a piece that turned over in place, not a capture
+/// (squares are below 1,296).
+const CHANGED: Square = 0x8000;
 
 /// One position of the game so far, for repetition rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -311,6 +316,8 @@ impl Position {
                 let v = &self.variant;
                 let np = if let Some(q) = self.contagion(p, [cap, Piece::EMPTY, Piece::EMPTY]) {
                     q
+                } else if v.has_capture_promotions && self.captor_promotes(p, &[cap]) {
+                    self.promoted(p)
                 } else if v.promote_by_capture {
                     self.promoted_by_capture(p, !cap.is_empty() || line_captures > 0)
                 } else if promote {
@@ -362,6 +369,11 @@ impl Position {
                 self.put(to, lands);
                 (cap, p)
             }
+            Move::Multi { from, to, .. } => {
+                let (cap, moved, taken) = self.make_multi(mv, from as usize, to as usize);
+                line_captures = taken;
+                (cap, moved)
+            }
             Move::Drop { kind, to } => {
                 let h = self.variant.hand_index_of(kind).unwrap_or(0);
                 let n = self.hands[us.index()][h];
@@ -371,11 +383,14 @@ impl Position {
                 (Piece::EMPTY, p)
             }
         };
-        let side_captures = line_captures
+        let mut side_captures = line_captures
             + match self.variant.custodian || self.variant.has_burns {
                 true => self.side_effects(mv.to()),
                 false => 0,
             };
+        if self.variant.has_fates {
+            side_captures += self.fates(moved, mv.to(), captured, captured_via, side_captures);
+        }
         self.side = us.flip();
         self.hash ^= self.variant.z_side;
         self.undo.push(Undo {
@@ -401,6 +416,14 @@ impl Position {
         let us = self.side;
         for _ in 0..u.side_captures {
             if let Some((sq, p)) = self.side_captured.pop() {
+                if sq & CHANGED != 0 {
+                    // A piece that turned over in place (`promotes_with`, `reverts_near`,
+                    // `promotion_effects`): the piece it was goes back.
+                    let sq = (sq & !CHANGED) as usize;
+                    self.take(sq);
+                    self.put(sq, p);
+                    continue;
+                }
                 // The capturer is the other side (a passive burn takes the mover itself).
                 self.take_from_hand(p.color().flip(), p);
                 self.put(sq as usize, p);
@@ -409,7 +432,8 @@ impl Position {
         match u.mv {
             Move::Normal { from, to, .. }
             | Move::Double { from, to, .. }
-            | Move::Line { from, to } => {
+            | Move::Line { from, to }
+            | Move::Multi { from, to, .. } => {
                 let (from, to) = (from as usize, to as usize);
                 self.take(to);
                 if !u.captured.is_empty() {
@@ -430,6 +454,178 @@ impl Position {
             }
         }
         self.hash = u.hash;
+    }
+
+    /// Plays the board part of a compound move: the pieces it takes besides its end square go
+    /// on `side_captured`. Returns what it took on `to`, the piece that moved, and how many
+    /// pieces it took elsewhere.
+    #[cold]
+    #[inline(never)]
+    fn make_multi(&mut self, mv: Move, from: usize, to: usize) -> (Piece, Piece, u8) {
+        let us = self.side;
+        let v = self.variant.clone();
+        let p = self.take(from);
+        let mut victims = Vec::new();
+        for sq in v.compound_taken(mv) {
+            let q = self.capture_on(us, sq);
+            if !q.is_empty() {
+                self.side_captured.push((sq as Square, q));
+                victims.push(q);
+            }
+        }
+        let taken = victims.len() as u8;
+        let cap = self.capture_on(us, to);
+        if !cap.is_empty() {
+            victims.push(cap);
+        }
+        let info = &v.kinds[p.kind() as usize];
+        let three = [0, 1, 2].map(|i| victims.get(i).copied().unwrap_or(Piece::EMPTY));
+        // Promotion: by a contagious victim, a victim that promotes the captor, any capture
+        // (`promotion.moves = "capture"`), or a forced promotion by the zone rule.
+        let zone = &v.zone[us.index()];
+        let (f, t) = (zone.contains(from), zone.contains(to));
+        let by_zone = match v.promotion_entering {
+            false => f || t,
+            true => (t && !f) || (f && !victims.is_empty()),
+        };
+        let lands = if let Some(q) = self.contagion(p, three) {
+            q
+        } else if v.has_capture_promotions && self.captor_promotes(p, &victims) {
+            self.promoted(p)
+        } else if v.promote_by_capture {
+            self.promoted_by_capture(p, !victims.is_empty())
+        } else if info.promotion == PromotionMode::Forced && by_zone {
+            self.promoted(p)
+        } else {
+            p
+        };
+        self.put(to, lands);
+        (cap, p, taken)
+    }
+
+    /// Whether `c` has a piece of the unpromoted kind `k`, promoted or not, on the board.
+    pub(crate) fn side_has(&self, c: Color, k: Kind) -> bool {
+        let v = &self.variant;
+        self.occ[c.index()]
+            .iter()
+            .any(|sq| v.kinds[self.board[sq].kind() as usize].demoted == k)
+    }
+
+    /// The fates that follow other pieces, after a move of the piece `moved` to `to`: its
+    /// promotion's effects (`promotion_effects`), then promoted pieces turning back for want of
+    /// a kind (`promotes_with`) or near one (`reverts_near`). Each change goes on
+    /// `side_captured` (a turned piece marked [`CHANGED`]); returns how many.
+    #[cold]
+    #[inline(never)]
+    fn fates(
+        &mut self,
+        moved: Piece,
+        to: usize,
+        captured: Piece,
+        captured_via: Piece,
+        others: u8,
+    ) -> u8 {
+        let v = self.variant.clone();
+        let us = moved.color();
+        let mut n = 0u8;
+        let landed = self.board[to];
+        let promoted_now = landed.is_color(us)
+            && v.kinds[moved.kind() as usize].promotes_to == Some(landed.kind());
+        // Nothing else changes a fate: a lost kind is a capture, a nearness a move of one of
+        // the pieces concerned (or a promotion into one).
+        let took = !captured.is_empty() || !captured_via.is_empty() || others > 0;
+        let near = v.near_kinds.contains(&moved.kind());
+        if !took && !promoted_now && !near {
+            return 0;
+        }
+        if let (true, Some((ups, kills))) = (
+            promoted_now,
+            &v.kinds[moved.kind() as usize].links.promotion_effects,
+        ) {
+            for sq in self.occ[us.index()].iter().collect::<Vec<_>>() {
+                let p = self.board[sq];
+                if let (true, Some(k)) = (
+                    ups.contains(&p.kind()),
+                    v.kinds[p.kind() as usize].promotes_to,
+                ) {
+                    self.turn(sq, Piece::new(us, k));
+                    n += 1;
+                }
+            }
+            for sq in self.occ[us.flip().index()].iter().collect::<Vec<_>>() {
+                let p = self.board[sq];
+                if kills.contains(&p.kind()) {
+                    self.take(sq);
+                    self.add_to_hand(us, p);
+                    self.side_captured.push((sq as Square, p));
+                    n += 1;
+                }
+            }
+        }
+        for c in Color::ALL {
+            for sq in self.occ[c.index()].iter().collect::<Vec<_>>() {
+                let p = self.board[sq];
+                let info = &v.kinds[p.kind() as usize];
+                if !info.promoted {
+                    continue;
+                }
+                let orphan = info
+                    .links
+                    .promotes_with
+                    .is_some_and(|k| !self.side_has(c, k));
+                let near = info
+                    .links
+                    .reverts_near
+                    .is_some_and(|(k, within)| self.kind_near(sq, k, within));
+                if orphan || near {
+                    self.turn(sq, Piece::new(c, info.demoted));
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+
+    /// Whether a piece of kind `k` (either side) stands on one of the eight lines through `sq`
+    /// at most `within` squares away.
+    fn kind_near(&self, sq: usize, k: Kind, within: u8) -> bool {
+        let v = &self.variant;
+        let (x, y) = v.coords(sq);
+        crate::compound::LINES.iter().any(|&(dx, dy)| {
+            (1..=within as i32).any(|d| {
+                let (tx, ty) = (x as i32 + dx as i32 * d, y as i32 + dy as i32 * d);
+                if tx < 0 || ty < 0 || tx >= v.files as i32 || ty >= v.ranks as i32 {
+                    return false;
+                }
+                let p = self.board[(ty * v.files as i32 + tx) as usize];
+                !p.is_empty() && p.kind() == k
+            })
+        })
+    }
+
+    /// Turns the piece on `sq` into `p` in place, noted on `side_captured` for the undo.
+    fn turn(&mut self, sq: usize, p: Piece) {
+        let old = self.take(sq);
+        self.side_captured.push((sq as Square | CHANGED, old));
+        self.put(sq, p);
+    }
+
+    /// Whether taking one of `victims` promotes the piece `p` (`promotes_capturing`).
+    fn captor_promotes(&self, p: Piece, victims: &[Piece]) -> bool {
+        let list = &self.variant.kinds[p.kind() as usize]
+            .links
+            .promotes_capturing;
+        victims
+            .iter()
+            .any(|q| !q.is_empty() && list.contains(&q.kind()))
+    }
+
+    /// `p` promoted, if it has a promoted form.
+    fn promoted(&self, p: Piece) -> Piece {
+        match self.variant.kinds[p.kind() as usize].promotes_to {
+            Some(k) => Piece::new(p.color(), k),
+            None => p,
+        }
     }
 
     /// The pieces between `from` and `to` taken by `p`'s sweep (`sweep`), when the move runs

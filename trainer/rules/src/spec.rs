@@ -174,6 +174,64 @@ pub struct PieceSpec {
     /// it stops on and ending on any of them, or back on its own square; never past its own
     /// square. The plain jumps to the squares of the line must be in `betza` (`KADGH`).
     pub lion_line: Option<String>,
+    /// Shooting (Ko shogi's bows and guns): the piece moves, then takes enemy pieces at a
+    /// distance without moving again.
+    pub shoot: Option<ShootSpec>,
+    /// Several moves in one turn (Ko shogi's sumo wrestler: `K` twice): each may capture.
+    pub repeat: Option<RepeatSpec>,
+    /// Letters (`+L` for a promoted form) of kinds this piece never captures, by moving onto
+    /// them, on the way or by shooting (Ko shogi's bows and the shield).
+    pub spares: Option<Vec<String>>,
+    /// Letters of the only kinds this piece captures by moving onto them (its shots may take
+    /// others): Ko shogi's Taoist priest takes only the priest and the monk that way.
+    pub displaces_only: Option<Vec<String>>,
+    /// Letters (`+L` for a promoted form) of the kinds whose capture promotes this piece at
+    /// once, anywhere on the board (Ko shogi: taking the general promotes the captor).
+    pub promotes_capturing: Option<Vec<String>>,
+    /// Moves it loses while its side has no piece of a kind (Ko shogi: the pawns may not step
+    /// forward once their drum is lost).
+    pub without: Option<WithoutSpec>,
+    /// The letter of a kind without which (promoted or not) its side cannot promote this
+    /// piece, and its promoted ones turn back at once (Ko shogi's drum and banner need the
+    /// Taoist priest).
+    pub promotes_with: Option<String>,
+    /// What its promotion does to other pieces (Ko shogi's clerk: its side's guards promote,
+    /// the enemy's poison flames die).
+    pub promotion_effects: Option<PromotionEffectsSpec>,
+    /// It can be shot only from at least this many squares away.
+    pub shot_from: Option<u8>,
+}
+
+/// Moves a piece loses while its side has no piece of a kind (`without`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WithoutSpec {
+    /// The kind's letter; its promoted form counts too.
+    pub letter: String,
+    /// The moves lost (Betza, a part of the piece's `betza`).
+    pub loses: String,
+}
+
+/// What a piece's promotion does to other pieces (`promotion_effects`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PromotionEffectsSpec {
+    /// Letters of its side's kinds that promote with it.
+    #[serde(default)]
+    pub promotes: Vec<String>,
+    /// Letters (`+L`: a promoted form) of the opponent's kinds that are captured then.
+    #[serde(default)]
+    pub kills: Vec<String>,
+}
+
+/// A promoted piece that turns back near another (`reverts_near`).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RevertsNearSpec {
+    /// The letter (`+L`: a promoted form) of the kind, of either side, that makes it turn back.
+    pub letter: String,
+    /// How near: on one of the eight lines through it, at most this many squares away.
+    pub within: u8,
 }
 
 /// One jump of the `skip_first` rides (`skip_over`): over this many squares along all of them,
@@ -248,6 +306,60 @@ pub struct PromotedSpec {
     /// it stops on and ending on any of them, or back on its own square; never past its own
     /// square. The plain jumps to the squares of the line must be in `betza` (`KADGH`).
     pub lion_line: Option<String>,
+    /// Shooting (Ko shogi's bows and guns): the piece moves, then takes enemy pieces at a
+    /// distance without moving again.
+    pub shoot: Option<ShootSpec>,
+    /// Several moves in one turn (Ko shogi's sumo wrestler: `K` twice): each may capture.
+    pub repeat: Option<RepeatSpec>,
+    /// Letters (`+L` for a promoted form) of kinds this piece never captures, by moving onto
+    /// them, on the way or by shooting (Ko shogi's bows and the shield).
+    pub spares: Option<Vec<String>>,
+    /// Letters of the only kinds this piece captures by moving onto them (its shots may take
+    /// others): Ko shogi's Taoist priest takes only the priest and the monk that way.
+    pub displaces_only: Option<Vec<String>>,
+    /// The promoted piece turns back to its unpromoted side whenever a piece of this kind, of
+    /// either side, stands near it (Ko shogi's five-li fog near the immaculate light).
+    pub reverts_near: Option<RevertsNearSpec>,
+    /// It can be shot only from at least this many squares away (Ko shogi's five-li fog: 6).
+    pub shot_from: Option<u8>,
+}
+
+/// A shooting power (`shoot`): the piece makes one of its `betza` moves, then may take up to
+/// `targets` enemy pieces along the eight lines from where it landed, at most `range` squares
+/// away, without moving; `times` such moves in one turn.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ShootSpec {
+    /// The moves it makes before shooting (Betza leaps and rides; `m` for moves to empty
+    /// squares only, as the bows).
+    pub betza: String,
+    /// How far it shoots along the eight lines from where it lands, in squares.
+    pub range: u8,
+    /// Shots pass over pieces of either side (Ko shogi's cannon); otherwise every square
+    /// between the shooter and its target must be empty.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub over: bool,
+    /// Different enemy pieces it may take after one move (default 1; the Frankish cannon 2).
+    pub targets: Option<u8>,
+    /// How many moves, each followed by its shots, it makes in one turn (default 1; the
+    /// five-li fog 2). It may stop after any of them.
+    pub times: Option<u8>,
+}
+
+/// Several moves in one turn (`repeat`): up to `times` of the `betza` moves one after the
+/// other, each capturing what it lands on.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatSpec {
+    /// The moves it repeats (Betza leaps and rides).
+    pub betza: String,
+    /// How many of them it may make in one turn (2 to 5).
+    pub times: u8,
+    /// The moves keep to the line of the first (the Wikipedia notation's `dh`): each later
+    /// move goes the first one's main direction (a knight's long leg), or is the reverse of
+    /// the one before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub line: bool,
 }
 
 /// Drop restrictions of one piece kind.
@@ -352,6 +464,10 @@ pub struct EndSpec {
     /// royal piece has been captured (the historical rule of the large variants; default
     /// false: a move leaving the last royal piece attacked is illegal).
     pub royal_capture: Option<bool>,
+    /// With `royal_capture`: letters of kinds that stand in for the royal pieces together. A
+    /// side that has lost its royal pieces plays on while it still has a piece (promoted or
+    /// not) of every one of these kinds (Ko shogi: the middle troop and the banner).
+    pub royal_reserve: Option<Vec<String>>,
 }
 
 /// The built-in variant files, embedded so the binary works from any directory.
@@ -436,6 +552,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "taikyoku",
         include_str!("../../../configs/variants/taikyoku.toml"),
     ),
+    ("ko", include_str!("../../../configs/variants/ko.toml")),
 ];
 
 /// Where a variant's text came from (for error messages and for resolving `extends`).
@@ -681,6 +798,7 @@ impl EndSpec {
             connect_directions: self.connect_directions.or(p.connect_directions),
             connect_outside_ranks: self.connect_outside_ranks.or(p.connect_outside_ranks),
             royal_capture: self.royal_capture.or(p.royal_capture),
+            royal_reserve: self.royal_reserve.or(p.royal_reserve),
         }
     }
 }

@@ -120,11 +120,25 @@ pub enum Move {
         /// Square reached, three steps along the line.
         to: Square,
     },
+    /// A compound move (`shoot` and `repeat`: Ko shogi's bows, guns and pieces that move
+    /// several times a turn): the piece ends on `to` (which may be `from`) and takes, besides
+    /// what stands there, the enemy pieces on the squares of the type `id` of the variant's
+    /// compound moves ending at that offset ([`crate::CompoundTable`]). Promotes by itself only
+    /// (a forced promotion, a capture that promotes).
+    Multi {
+        /// Square left.
+        from: Square,
+        /// Square reached.
+        to: Square,
+        /// The type among the variant's compound moves with this end offset (owner's view).
+        id: u16,
+    },
 }
 
 impl Move {
     /// The same move with each of its squares mapped by `f` (a board symmetry: a mirror, or
-    /// the half turn between the two sides' views).
+    /// the half turn between the two sides' views). A compound move keeps its type: map one
+    /// with [`crate::Variant::mirror_move`] or [`crate::Variant::turned_move`].
     pub fn map_squares(self, f: impl Fn(Square) -> Square) -> Move {
         match self {
             Move::Normal { from, to, promote } => Move::Normal {
@@ -140,6 +154,11 @@ impl Move {
             Move::Line { from, to } => Move::Line {
                 from: f(from),
                 to: f(to),
+            },
+            Move::Multi { from, to, id } => Move::Multi {
+                from: f(from),
+                to: f(to),
+                id,
             },
             Move::Drop { kind, to } => Move::Drop { kind, to: f(to) },
         }
@@ -161,6 +180,7 @@ impl Move {
             Move::Normal { to, .. }
             | Move::Double { to, .. }
             | Move::Line { to, .. }
+            | Move::Multi { to, .. }
             | Move::Drop { to, .. } => to as usize,
         }
     }
@@ -169,9 +189,10 @@ impl Move {
     #[inline(always)]
     pub fn from(self) -> Option<usize> {
         match self {
-            Move::Normal { from, .. } | Move::Double { from, .. } | Move::Line { from, .. } => {
-                Some(from as usize)
-            }
+            Move::Normal { from, .. }
+            | Move::Double { from, .. }
+            | Move::Line { from, .. }
+            | Move::Multi { from, .. } => Some(from as usize),
             Move::Drop { .. } => None,
         }
     }

@@ -1,6 +1,9 @@
 //! USI move notation: `7g7f`, `10j9h`, `P*5e`, `+` to promote; `+P*5e` drops a piece promoted
 //! side up where the variant allows it; a two-step move names its three squares, `6f6e6d` (the
-//! last may be the first: `6f6e6f` captures on 6e without moving, or passes if 6e is empty).
+//! last may be the first: `6f6e6f` captures on 6e without moving, or passes if 6e is empty); a
+//! compound move (Ko shogi) names where the piece goes, then after a comma each square whose
+//! piece it takes on the way or by shooting: `3g4f,4c`; `7i5g,` takes nothing besides what
+//! stands on its end square (a sumo wrestler's two steps), `7i7i,` passes.
 
 use crate::error::{Error, Result};
 use crate::position::Position;
@@ -55,6 +58,22 @@ impl Variant {
                     self.square_name(to as usize)
                 )
             }
+            Move::Multi { from, to, .. } => {
+                let mut s = format!(
+                    "{}{}",
+                    self.square_name(from as usize),
+                    self.square_name(to as usize)
+                );
+                // Always a comma: `FROM TO,` takes nothing besides its end square.
+                let taken: Vec<String> = self
+                    .compound_taken(mv)
+                    .into_iter()
+                    .map(|sq| self.square_name(sq))
+                    .collect();
+                s.push(',');
+                s.push_str(&taken.join(","));
+                s
+            }
             Move::Drop { kind, to } => format!(
                 "{}{}*{}",
                 if self.kinds[kind as usize].promoted {
@@ -102,6 +121,9 @@ impl Variant {
                 kind,
                 to: to as Square,
             });
+        }
+        if let Some((head, rest)) = token.split_once(',') {
+            return self.parse_compound_usi(token, head, rest);
         }
         let (body, promote) = match token.strip_suffix('+') {
             Some(b) => (b, true),
@@ -158,6 +180,39 @@ impl Variant {
 }
 
 impl Variant {
+    /// A compound move `FROM TO,SQ,SQ`: where the piece goes, then the squares whose pieces it
+    /// takes besides the one it lands on.
+    fn parse_compound_usi(&self, token: &str, head: &str, rest: &str) -> Result<Move> {
+        let bad = |why: &str| Error::usi(token, why);
+        if !self.has_compound {
+            return Err(bad(&format!(
+                "a comma lists the squares a compound move takes, which no piece of {} makes",
+                self.name
+            )));
+        }
+        let split = head
+            .char_indices()
+            .skip(1)
+            .find(|&(i, c)| c.is_ascii_digit() && !head.as_bytes()[i - 1].is_ascii_digit())
+            .map(|(i, _)| i)
+            .ok_or_else(|| bad("expected FROM TO,SQUARE..., e.g. 3g4f,4c"))?;
+        let square = |s: &str| {
+            self.parse_square(s)
+                .ok_or_else(|| bad(&format!("{s:?} is not a square of this board")))
+        };
+        let (from, to) = (square(&head[..split])?, square(&head[split..])?);
+        let taken = match rest {
+            "" => Vec::new(),
+            _ => rest.split(',').map(square).collect::<Result<Vec<_>>>()?,
+        };
+        self.compound_move(from, to, &taken).ok_or_else(|| {
+            bad(&format!(
+                "no piece of {} makes a compound move of this shape",
+                self.name
+            ))
+        })
+    }
+
     /// The two squares between `from` and `to` when `to` is three steps away along a rank, a
     /// file or a diagonal.
     fn line_of(&self, from: usize, to: usize) -> Option<[usize; 2]> {
@@ -196,7 +251,7 @@ impl Position {
             return Ok(mv);
         }
         let why = match mv {
-            Move::Double { from, .. } | Move::Line { from, .. } => {
+            Move::Double { from, .. } | Move::Line { from, .. } | Move::Multi { from, .. } => {
                 match self.board[from as usize] {
                     p if p.is_empty() => format!("no piece on {}", v.square_name(from as usize)),
                     p if p.color() != self.side => format!(

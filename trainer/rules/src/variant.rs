@@ -178,6 +178,33 @@ pub struct KindInfo {
     /// A leap of its own lands on a square one of its rides reaches too (Taikyoku shogi's
     /// phoenix master: `fG` and `B`), so that its moves are deduplicated as they are made.
     pub(crate) shadowed_leaps: bool,
+    /// How its captures, promotion and moves depend on other kinds (Ko shogi's keys).
+    pub links: Links,
+}
+
+/// How a kind's captures, promotion and moves depend on other kinds (Ko shogi's `spares`,
+/// `displaces_only`, `promotes_capturing`, `without`, `promotes_with`, `promotion_effects`,
+/// `reverts_near`, `shot_from`); empty for every other variant.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Links {
+    /// Kinds it never captures, in any way (`spares`).
+    pub spares: Vec<Kind>,
+    /// The only kinds it captures by moving onto them (`displaces_only`), if limited.
+    pub displaces_only: Option<Vec<Kind>>,
+    /// Kinds whose capture promotes it at once (`promotes_capturing`).
+    pub promotes_capturing: Vec<Kind>,
+    /// `without`: the (unpromoted) kind its side must have, and the offsets (owner's view) of
+    /// the moves it loses without one.
+    pub without: Option<(Kind, Vec<(i8, i8)>)>,
+    /// `promotes_with`: the (unpromoted) kind without which its side cannot have it promoted;
+    /// set on both sides of the piece.
+    pub promotes_with: Option<Kind>,
+    /// `promotion_effects`: its side's kinds that promote with it, the opponent's that die.
+    pub promotion_effects: Option<(Vec<Kind>, Vec<Kind>)>,
+    /// `reverts_near`: the kind that turns this promoted piece back, and how near.
+    pub reverts_near: Option<(Kind, u8)>,
+    /// `shot_from`: the least distance it can be shot from (0: any).
+    pub shot_from: u8,
 }
 
 /// A kind's powers beyond its Betza moves, from the owner's point of view.
@@ -204,6 +231,10 @@ pub struct Powers {
     pub lion_line: Vec<(i8, i8, u8)>,
     /// Leaps to any empty square and takes any unprotected enemy piece (`leap_anywhere`).
     pub anywhere: bool,
+    /// Moves several times in one turn (`repeat`).
+    pub repeat: Option<crate::compound::Compound>,
+    /// Moves, then shoots (`shoot`).
+    pub shoot: Option<crate::compound::Compound>,
     /// Whether any of these powers makes moves ([`Powers::any_moves`], kept for the move
     /// loop).
     pub(crate) moving: bool,
@@ -221,12 +252,17 @@ impl Powers {
 
     /// Whether the kind has a power that makes moves, the Lion power along a line included.
     pub fn any_moves(&self) -> bool {
-        self.moves() || !self.lion_line.is_empty()
+        self.moves() || !self.lion_line.is_empty() || self.compound()
+    }
+
+    /// Whether the kind makes compound moves (`repeat`, `shoot`).
+    pub fn compound(&self) -> bool {
+        self.repeat.is_some() || self.shoot.is_some()
     }
 
     /// Whether the kind has any power.
     pub fn any(&self) -> bool {
-        self.moves() || self.burn || !self.lion_line.is_empty()
+        self.any_moves() || self.burn
     }
 
     /// Every offset `(dx, dy)` these powers can move by on a board of this size.
@@ -393,6 +429,25 @@ pub struct Variant {
     pub has_lion_lines: bool,
     /// Some kind is contagious ([`KindInfo::contagion`]).
     pub has_contagion: bool,
+    /// Every compound move type of the variant's pieces (`shoot`, `repeat`).
+    pub compound: crate::compound::CompoundTable,
+    /// Some kind makes compound moves.
+    pub has_compound: bool,
+    /// Some kind spares kinds or captures only some by moving onto them.
+    pub has_capture_limits: bool,
+    /// Some kind promotes on capturing particular kinds.
+    pub has_capture_promotions: bool,
+    /// Some kind loses moves without another (`without`).
+    pub has_without: bool,
+    /// Some kind's fate follows others (`promotes_with`, `promotion_effects`, `reverts_near`):
+    /// checked after every move that takes a piece, promotes, or moves one of `near_kinds`.
+    pub has_fates: bool,
+    /// The kinds, both sides of each, of `reverts_near` pieces and of the pieces that turn
+    /// them back.
+    pub(crate) near_kinds: Vec<Kind>,
+    /// With `royal_capture`: a side without royal pieces plays on while it has a piece of each
+    /// of these (unpromoted) kinds, promoted or not (`end.royal_reserve`).
+    pub royal_reserve: Vec<Kind>,
 
     pub(crate) n: usize,
     /// Two-step moves per (colour, kind) as board vectors: first step, whether it captures,
@@ -608,7 +663,11 @@ impl Variant {
 
     /// The mirror image of a move: each of its squares mirrored ([`Variant::mirror_square`]).
     pub fn mirror_move(&self, mv: crate::Move) -> crate::Move {
-        mv.map_squares(|sq| self.mirror_square(sq as usize) as Square)
+        let m = mv.map_squares(|sq| self.mirror_square(sq as usize) as Square);
+        match mv {
+            crate::Move::Multi { .. } => self.mirror_compound(m, mv),
+            _ => m,
+        }
     }
 
     /// The kind a piece of kind `k` turns into when it flips, if it is a flipping piece.
@@ -729,4 +788,8 @@ fn kind_is_mirror_symmetric(k: &KindInfo) -> bool {
         && mirror_closed(&p.skip_first, |&(dx, dy, f, r)| (-dx, dy, f, r))
         && mirror_closed(&p.hook, |&(dx, dy)| (-dx, dy))
         && mirror_closed(&p.lion_line, |&(dx, dy, n)| (-dx, dy, n))
+        && [&p.repeat, &p.shoot]
+            .into_iter()
+            .flatten()
+            .all(|c| mirror_closed(&c.steps, |s| crate::compound::Step { dx: -s.dx, ..*s }))
 }

@@ -194,6 +194,23 @@ fn entries() -> Vec<Entry> {
             ],
             expect: Rule,
         });
+        for (name, value) in [
+            ("shoot", json!({"betza": "mF", "range": 3})),
+            ("repeat", json!({"betza": "K", "times": 2})),
+            ("spares", json!(["P"])),
+            ("displaces_only", json!(["P"])),
+        ] {
+            v.push(Entry {
+                key: key(name),
+                base: shogi,
+                changes: vec![
+                    (key(name), value),
+                    ("drops.enabled", json!(false)),
+                    ("end.royal_capture", json!(true)),
+                ],
+                expect: Rule,
+            });
+        }
         v.push(Entry {
             key: key("rank"),
             base: shogi,
@@ -220,6 +237,41 @@ fn entries() -> Vec<Entry> {
         expect: Rule,
     });
     v.push(e("end.royal_capture", shogi, json!(true), Rule));
+    v.push(e("pieces[S].promotes_capturing", shogi, json!(["G"]), Rule));
+    v.push(e("pieces[S].shot_from", shogi, json!(3), Rule));
+    v.push(e("pieces[S].promoted.shot_from", shogi, json!(3), Rule));
+    for (key, value) in [
+        ("pieces[S].without", json!({"letter": "G", "loses": "fW"})),
+        ("pieces[S].promotes_with", json!("G")),
+        (
+            "pieces[S].promotion_effects",
+            json!({"promotes": ["P"], "kills": ["G"]}),
+        ),
+        (
+            "pieces[S].promoted.reverts_near",
+            json!({"letter": "G", "within": 2}),
+        ),
+    ] {
+        v.push(Entry {
+            key,
+            base: shogi,
+            changes: vec![
+                (key, value),
+                ("drops.enabled", json!(false)),
+                ("end.royal_capture", json!(true)),
+            ],
+            expect: Rule,
+        });
+    }
+    v.push(Entry {
+        key: "end.royal_reserve",
+        base: shogi,
+        changes: vec![
+            ("end.royal_reserve", json!(["G"])),
+            ("end.royal_capture", json!(true)),
+        ],
+        expect: Rule,
+    });
     // The royal piece: minishogi's gold instead of its king.
     v.push(Entry {
         key: "pieces[G].royal",

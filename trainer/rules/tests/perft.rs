@@ -305,6 +305,12 @@ fn taikyoku_regression() {
     run("taikyoku.perft", false);
 }
 
+/// Ko shogi: depth 1 by hand, deeper ones ours (see the file).
+#[test]
+fn ko_regression() {
+    run("ko.perft", false);
+}
+
 /// Every row of BENCHMARKS.md's perft table (variant, depth, nodes from the start position) and
 /// its "Shogi perft 6" line is a case of a data file above, so no printed count goes untested.
 #[test]

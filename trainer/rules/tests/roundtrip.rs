@@ -105,6 +105,14 @@ fn check_usi_roundtrip(p: &Position, full: bool, seen: &mut Seen) {
                 let ends = [from, to].map(|s| name(s as usize));
                 assert_eq!(usi, format!("{}{}{}{}", ends[0], name(a), name(b), ends[1]));
             }
+            Move::Multi { from, to, .. } => {
+                seen.doubles += 1;
+                // The ends, then a comma and the other squares taken, in board order.
+                let name = |s: usize| v.square_name(s);
+                let taken: Vec<String> = v.compound_taken(m).into_iter().map(name).collect();
+                let ends = format!("{}{}", name(from as usize), name(to as usize));
+                assert_eq!(usi, format!("{ends},{}", taken.join(",")));
+            }
         }
         seen.moves += 1;
     }

@@ -83,6 +83,7 @@ fn the_verdict_is_that_of_outcome_over_random_games() {
         "maka-dai-dai",
         "tai",
         "taikyoku",
+        "ko",
     ] {
         let v = builtin(name);
         for _game in 0..12 {

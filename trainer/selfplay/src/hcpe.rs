@@ -150,7 +150,7 @@ pub fn move16(pos: &Position, mv: Move) -> u16 {
                 | (dlshogi::square(from as usize) as u16) << 7
                 | u16::from(promote) << 14
         }
-        Move::Double { .. } | Move::Line { .. } => {
+        Move::Double { .. } | Move::Line { .. } | Move::Multi { .. } => {
             unreachable!("standard shogi has no moves of several steps")
         }
         Move::Drop { kind, to } => {
