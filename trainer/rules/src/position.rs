@@ -588,7 +588,7 @@ impl Position {
 
     /// Whether a piece of kind `k` (either side) stands on one of the eight lines through `sq`
     /// at most `within` squares away.
-    fn kind_near(&self, sq: usize, k: Kind, within: u8) -> bool {
+    pub(crate) fn kind_near(&self, sq: usize, k: Kind, within: u8) -> bool {
         let v = &self.variant;
         let (x, y) = v.coords(sq);
         crate::compound::LINES.iter().any(|&(dx, dy)| {

@@ -314,6 +314,9 @@ impl Position {
                 ));
             }
         }
+        if v.has_fates {
+            self.check_fates(board)?;
+        }
         if !v.max_material.is_empty() {
             for (k, (&have, &most)) in self.material().iter().zip(&v.max_material).enumerate() {
                 if have > most {
@@ -329,6 +332,43 @@ impl Position {
                             v.kinds[k].letter
                         ),
                     ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses promoted pieces that would have turned back (`promotes_with`, `reverts_near`).
+    fn check_fates(&self, board: &str) -> Result<()> {
+        let v = &*self.variant;
+        for c in Color::ALL {
+            for sq in self.occ[c.index()].iter() {
+                let info = &v.kinds[self.board[sq].kind() as usize];
+                if !info.promoted {
+                    continue;
+                }
+                let name = v.square_name(sq);
+                if let Some(k) = info.links.promotes_with.filter(|&k| !self.side_has(c, k)) {
+                    return Err(Error::sfen(
+                        board,
+                        format!(
+                            "the {} on {name} is promoted while its side has no {}: it would \
+                             have turned back",
+                            info.name, v.kinds[k as usize].name
+                        ),
+                    ));
+                }
+                if let Some((k, within)) = info.links.reverts_near {
+                    if self.kind_near(sq, k, within) {
+                        return Err(Error::sfen(
+                            board,
+                            format!(
+                                "the {} on {name} stands within {within} squares of a {}: it \
+                                 would have turned back",
+                                info.name, v.kinds[k as usize].name
+                            ),
+                        ));
+                    }
                 }
             }
         }

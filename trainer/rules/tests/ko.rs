@@ -503,6 +503,19 @@ fn drum_and_banner_need_the_taoist_priest() {
     );
     p.unmake_move();
     assert_eq!((p.to_sfen(), p.hash()), before);
+    // A position with a promoted drum and no priest of its side, or a fog next to a light,
+    // cannot arise: SFEN refuses it by name (a composed position may still have it).
+    for (pieces, says) in [
+        (&[("10j", "+U")][..], "thunderclap on 10j is promoted"),
+        (
+            &[("10j", "+T'"), ("10e", "+s'")][..],
+            "five-li fog on 10j stands within 5",
+        ),
+    ] {
+        let sfen = board(pieces).to_sfen();
+        let e = Position::from_sfen(&v, &sfen).unwrap_err().to_string();
+        assert!(e.contains(says), "{e}");
+    }
     // Break: a drum that needs no priest stays a thunderclap.
     let free = broken(
         "ko",
