@@ -344,6 +344,11 @@ impl Position {
                 let took = !cap.is_empty() || !captured_via.is_empty();
                 let lands = match self.contagion(p, [cap, captured_via, Piece::EMPTY]) {
                     Some(q) => q,
+                    None if self.variant.has_capture_promotions
+                        && self.captor_promotes(p, &[cap, captured_via]) =>
+                    {
+                        self.promoted(p)
+                    }
                     None => self.promoted_by_capture(p, took),
                 };
                 self.put(to, lands);
@@ -364,6 +369,11 @@ impl Position {
                 let took = !cap.is_empty() || !captured_via.is_empty() || line_captures > 0;
                 let lands = match self.contagion(p, [cap, captured_via, second]) {
                     Some(q) => q,
+                    None if self.variant.has_capture_promotions
+                        && self.captor_promotes(p, &[cap, captured_via, second]) =>
+                    {
+                        self.promoted(p)
+                    }
                     None => self.promoted_by_capture(p, took),
                 };
                 self.put(to, lands);

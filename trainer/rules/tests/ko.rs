@@ -113,6 +113,7 @@ fn start_position_move_count_by_hand() {
     }
     assert_eq!(moves_by_origin(&p), want);
     assert_eq!(moves_with(&p, "13s"), set(&["13s13r", "13s13s,"]));
+    assert_eq!(moves_with(&p, "7s"), set(&["7s7r", "7s7s,"]));
     assert_eq!(moves_with(&p, "1p"), set(&["1p3o", "1p1p,"]));
     assert_eq!(name_at(&p, "10s"), "general");
     assert_eq!(name_at(&p, "10a"), "general");
@@ -182,6 +183,14 @@ fn the_cannon_shoots_over_pieces_and_the_frankish_cannon_twice() {
     let p = board(&[("10j", "I"), ("9e", "p"), ("9g", "P")]);
     assert_legal(&p, "10j9i,9e");
     let p = board(&[("10j", "C'"), ("9e", "p"), ("9g", "P")]);
+    assert!(!moves_with(&p, "10j").contains("10j9i,9e"));
+    // Break: a cannon that does not shoot over pieces.
+    let flat = broken(
+        "ko",
+        "shoot = { betza = \"mF\", range = 5, over = true }\nspares",
+        "shoot = { betza = \"mF\", range = 5 }\nspares",
+    );
+    let p = cornered(&flat, &[("10j", "I"), ("9e", "p"), ("9g", "P")], "b");
     assert!(!moves_with(&p, "10j").contains("10j9i,9e"));
     let p = board(&[("10j", "C'"), ("9e", "p")]);
     assert_legal(&p, "10j9i,9e");
@@ -630,5 +639,21 @@ fn compound_keys_are_checked() {
     ] {
         let e = try_broken("ko", from, to).expect_err(to);
         assert!(e.contains(says), "{to}: {e}");
+    }
+}
+
+#[test]
+fn promotes_capturing_counts_the_steps_of_a_two_step_move() {
+    // A Tenjiku Lion given `promotes_capturing = ["P"]`: taking a pawn on the first step of a
+    // two-step move (igui and back) promotes it to a lion hawk; the plain Lion does not.
+    let keyed = broken(
+        "tenjiku",
+        "promoted = { name = \"lion hawk\", betza = \"BKNADcaKmabK\" }\n",
+        "promoted = { name = \"lion hawk\", betza = \"BKNADcaKmabK\" }\npromotes_capturing = [\"P\"]\n",
+    );
+    for (v, after) in [(keyed, "lion hawk"), (builtin("tenjiku"), "lion")] {
+        let mut p = cornered(&v, &[("8h", "L!"), ("8g", "p")], "b");
+        play(&mut p, "8h8g8h");
+        assert_eq!(name_at(&p, "8h"), after);
     }
 }
