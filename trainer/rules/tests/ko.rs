@@ -51,6 +51,16 @@ fn start_position_move_count_by_hand() {
     let v = ko();
     let p = Position::start(v.clone());
     assert_eq!(v.kinds.len(), 65);
+    assert_eq!(v.kinds.iter().filter(|k| !k.promoted).count(), 34);
+    let sfen = p.to_sfen();
+    let board = sfen.split(' ').next().unwrap();
+    let pieces = |upper: bool| {
+        board
+            .chars()
+            .filter(|c| c.is_ascii_alphabetic() && c.is_ascii_uppercase() == upper)
+            .count()
+    };
+    assert_eq!((pieces(true), pieces(false)), (90, 90));
     assert_eq!(p.legal_moves().len(), 224);
     let mut want = counts(&[
         ("10m", 5),
