@@ -61,6 +61,11 @@ struct GameRules {
 /// A ride of a power key: direction `(dx, dy)` and range (0: unlimited).
 type Ride = (i8, i8, u8);
 
+/// Most compound move types a variant may have (Ko shogi: 47,517), and most a config may make
+/// the compiler walk through before they are deduplicated.
+const MAX_COMPOUND_TYPES: usize = 400_000;
+const MAX_COMPOUND_WALK: usize = 5_000_000;
+
 /// Most moves of a `repeat` power in one turn.
 const MAX_REPEAT: u8 = 5;
 
@@ -1007,9 +1012,29 @@ impl Compiler<'_> {
             v.royal_reserve = list;
         }
         let mut types = Vec::new();
-        for k in &v.kinds {
+        let mut budget = MAX_COMPOUND_WALK;
+        for (i, k) in v.kinds.iter().enumerate() {
             for c in [&k.powers.repeat, &k.powers.shoot].into_iter().flatten() {
-                crate::compound::enumerate(c, v.files, v.ranks, &mut types);
+                let size = (v.files, v.ranks);
+                let done = crate::compound::enumerate(
+                    c,
+                    size,
+                    &mut budget,
+                    MAX_COMPOUND_TYPES,
+                    &mut types,
+                );
+                types.sort();
+                types.dedup();
+                if !done || types.len() > MAX_COMPOUND_TYPES {
+                    let name = if c.shot_range > 0 { "shoot" } else { "repeat" };
+                    return Err(self.err(
+                        key_of(i, name),
+                        format!(
+                            "its pieces' compound moves make more than {MAX_COMPOUND_TYPES} \
+                             types (each a policy plane); lower a range, targets or times"
+                        ),
+                    ));
+                }
             }
         }
         let table = CompoundTable::new(types);

@@ -160,14 +160,26 @@ pub(crate) const LINES: [(i8, i8); 8] = [
 
 /// Every type the power `c` can make on a board of `files` x `ranks` squares, whatever stands
 /// where (a superset of what any position allows).
-pub(crate) fn enumerate(c: &Compound, files: u8, ranks: u8, out: &mut Vec<CompoundType>) {
+/// Stops after `budget` types (counted before deduplication), or once `out` holds more than
+/// `limit` distinct ones, returning false then: a config whose pieces make more is refused
+/// rather than left to run out of memory.
+pub(crate) fn enumerate(
+    c: &Compound,
+    (files, ranks): (u8, u8),
+    budget: &mut usize,
+    limit: usize,
+    out: &mut Vec<CompoundType>,
+) -> bool {
     let mut w = Walk {
         c,
         files: files as i32,
         ranks: ranks as i32,
+        budget,
+        limit,
         out,
     };
     w.go((0, 0), 0, (0, 0), &mut Vec::new());
+    *w.budget > 0
 }
 
 /// The walk of [`enumerate`]: every square may hold anything.
@@ -175,6 +187,8 @@ struct Walk<'a> {
     c: &'a Compound,
     files: i32,
     ranks: i32,
+    budget: &'a mut usize,
+    limit: usize,
     out: &'a mut Vec<CompoundType>,
 }
 
@@ -189,13 +203,28 @@ impl Walk<'_> {
     }
 
     fn emit(&mut self, pos: (i8, i8), takes: &[(i8, i8)]) {
+        if *self.budget == 0 {
+            return;
+        }
+        *self.budget -= 1;
         let mut t: Vec<_> = takes.iter().copied().filter(|&s| s != pos).collect();
         t.sort();
         t.dedup();
         self.out.push((pos, t.into_boxed_slice()));
+        if self.out.len().is_multiple_of(1 << 18) {
+            // Most types repeat: keep the list small on the way, and stop once it is too long.
+            self.out.sort();
+            self.out.dedup();
+            if self.out.len() > self.limit {
+                *self.budget = 0;
+            }
+        }
     }
 
     fn go(&mut self, pos: (i8, i8), depth: u8, prev: (i8, i8), takes: &mut Vec<(i8, i8)>) {
+        if *self.budget == 0 {
+            return;
+        }
         let c = self.c;
         let reach = self.files.max(self.ranks);
         for s in &c.steps {

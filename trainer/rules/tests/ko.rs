@@ -646,6 +646,13 @@ fn compound_keys_are_checked() {
             "royal_capture",
         ),
         ("spares = [\"+U'\"]", "spares = [\"X!\"]", "spares"),
+        // A config whose compound moves would make millions of policy planes is refused
+        // quickly, by name, not left to run out of memory.
+        (
+            "shoot = { betza = \"mR5\", range = 7, targets = 2 }",
+            "shoot = { betza = \"mR5\", range = 18, targets = 2, times = 2 }",
+            "more than 400000 types",
+        ),
     ] {
         let e = try_broken("ko", from, to).expect_err(to);
         assert!(e.contains(says), "{to}: {e}");
