@@ -18,6 +18,12 @@ fn ko() -> Arc<Variant> {
     builtin("ko")
 }
 
+/// Ko shogi with one text replacement in its config (a deliberate break), set up as [`board`]
+/// does.
+fn broken_board(from: &str, to: &str, pieces: &[(&str, &str)]) -> Position {
+    cornered(&broken("ko", from, to), pieces, "b")
+}
+
 /// A position with the generals in the far left corners (19s, 19a) and `pieces`, sente to move.
 fn board(pieces: &[(&str, &str)]) -> Position {
     cornered(&ko(), pieces, "b")
@@ -52,15 +58,7 @@ fn start_position_move_count_by_hand() {
     let p = Position::start(v.clone());
     assert_eq!(v.kinds.len(), 65);
     assert_eq!(v.kinds.iter().filter(|k| !k.promoted).count(), 34);
-    let sfen = p.to_sfen();
-    let board = sfen.split(' ').next().unwrap();
-    let pieces = |upper: bool| {
-        board
-            .chars()
-            .filter(|c| c.is_ascii_alphabetic() && c.is_ascii_uppercase() == upper)
-            .count()
-    };
-    assert_eq!((pieces(true), pieces(false)), (90, 90));
+    assert_eq!(pieces_per_side(&p), (90, 90));
     assert_eq!(p.legal_moves().len(), 224);
     let mut want = counts(&[
         ("10m", 5),
@@ -168,21 +166,19 @@ fn the_longbow_steps_then_shoots_three_free_points() {
         assert!(!moves_with(&p, "10j").contains("10j9i,9f"), "{blocker}");
     }
     // Break: a range of two no longer reaches 9f.
-    let short = broken(
-        "ko",
+    let p = broken_board(
         "shoot = { betza = \"mF\", range = 3 }",
         "shoot = { betza = \"mF\", range = 2 }",
+        &[("10j", "L'"), ("9f", "p"), ("12h", "p")],
     );
-    let p = cornered(&short, &[("10j", "L'"), ("9f", "p"), ("12h", "p")], "b");
     assert!(!moves_with(&p, "10j").contains("10j9i,9f"));
     assert!(moves_with(&p, "10j").contains("10j11i,12h"));
     // Break: without its immunity the shield is shot.
-    let unshielded = broken(
-        "ko",
+    let p = broken_board(
         "shoot = { betza = \"mF\", range = 3 }\nspares = [\"Z\", ",
         "shoot = { betza = \"mF\", range = 3 }\nspares = [",
+        &[("10j", "L'"), ("9g", "z")],
     );
-    let p = cornered(&unshielded, &[("10j", "L'"), ("9g", "z")], "b");
     assert!(moves_with(&p, "10j").contains("10j9i,9g"));
 }
 
@@ -195,24 +191,22 @@ fn the_cannon_shoots_over_pieces_and_the_frankish_cannon_twice() {
     let p = board(&[("10j", "C'"), ("9e", "p"), ("9g", "P")]);
     assert!(!moves_with(&p, "10j").contains("10j9i,9e"));
     // Break: a cannon that does not shoot over pieces.
-    let flat = broken(
-        "ko",
+    let p = broken_board(
         "shoot = { betza = \"mF\", range = 5, over = true }\nspares",
         "shoot = { betza = \"mF\", range = 5 }\nspares",
+        &[("10j", "I"), ("9e", "p"), ("9g", "P")],
     );
-    let p = cornered(&flat, &[("10j", "I"), ("9e", "p"), ("9g", "P")], "b");
     assert!(!moves_with(&p, "10j").contains("10j9i,9e"));
     let p = board(&[("10j", "C'"), ("9e", "p")]);
     assert_legal(&p, "10j9i,9e");
     // The cannon cannot shoot a shield unit; break: without that immunity it can.
     let p = board(&[("10j", "I"), ("9e", "u'")]);
     assert!(!moves_with(&p, "10j").contains("10j9i,9e"));
-    let open = broken(
-        "ko",
+    let p = broken_board(
         "shoot = { betza = \"mF\", range = 5, over = true }\nspares = [\"U'\", ",
         "shoot = { betza = \"mF\", range = 5, over = true }\nspares = [",
+        &[("10j", "I"), ("9e", "u'")],
     );
-    let p = cornered(&open, &[("10j", "I"), ("9e", "u'")], "b");
     assert!(moves_with(&p, "10j").contains("10j9i,9e"));
     // Frankish cannon on 10j, gote pawns on 9f (up from 9i) and 7i (two right of 9i): from 9i
     // it shoots either or both; both are written in board order (rank f before rank i) and
@@ -231,12 +225,11 @@ fn the_cannon_shoots_over_pieces_and_the_frankish_cannon_twice() {
         ("-".into(), "-".into())
     );
     // Break: one target a shot.
-    let single = broken(
-        "ko",
+    let p = broken_board(
         "shoot = { betza = \"mF\", range = 7, targets = 2 }",
         "shoot = { betza = \"mF\", range = 7 }",
+        &[("10j", "J"), ("9f", "p"), ("7i", "p")],
     );
-    let p = cornered(&single, &[("10j", "J"), ("9f", "p"), ("7i", "p")], "b");
     assert!(!moves_with(&p, "10j").contains("10j9i,9f,7i"));
     // Malformed and impossible compound moves name the token.
     let p = board(&[("10j", "J"), ("9f", "p"), ("7i", "p")]);
@@ -281,8 +274,11 @@ fn the_sumo_wrestler_steps_twice() {
         assert!(!moves_with(&p, "10j").contains(far), "{far}");
     }
     // Break: one step a turn.
-    let single = broken("ko", "repeat = { betza = \"K\", times = 2 }\n", "");
-    let p = cornered(&single, &[("10j", "N"), ("10i", "p"), ("10h", "p")], "b");
+    let p = broken_board(
+        "repeat = { betza = \"K\", times = 2 }\n",
+        "",
+        &[("10j", "N"), ("10i", "p"), ("10h", "p")],
+    );
     assert_eq!(moves_with(&p, "10j").len(), 8);
 }
 
@@ -299,12 +295,11 @@ fn the_cavalry_keeps_its_line_and_the_winged_horse_does_not() {
     let p = board(&[("10j", "+W")]);
     assert!(moves_with(&p, "10j").contains("10j7g,"));
     // Break: without the line rule the cavalry reaches 7g too.
-    let free = broken(
-        "ko",
+    let p = broken_board(
         "betza = \"N\"\nrepeat = { betza = \"N\", times = 2, line = true }\npromotion",
         "betza = \"N\"\nrepeat = { betza = \"N\", times = 2 }\npromotion",
+        &[("10j", "W")],
     );
-    let p = cornered(&free, &[("10j", "W")], "b");
     assert!(moves_with(&p, "10j").contains("10j7g,"));
 }
 
@@ -328,12 +323,11 @@ fn the_roaming_assault_and_thunderclap_take_all_on_their_way() {
         .iter()
         .any(|m| m.starts_with("10j10d")));
     // Break: three steps a turn no longer reach 10e.
-    let short = broken(
-        "ko",
+    let p = broken_board(
         "repeat = { betza = \"W\", times = 5, line = true }",
         "repeat = { betza = \"W\", times = 3, line = true }",
+        &[("10j", "+L"), ("10h", "p"), ("10f", "p")],
     );
-    let p = cornered(&short, &[("10j", "+L"), ("10h", "p"), ("10f", "p")], "b");
     assert!(!moves_with(&p, "10j").contains("10j10e,10f,10h"));
 }
 
@@ -349,12 +343,7 @@ fn the_taoist_priest_jumps_and_shoots_next_to_it() {
     let p = board(&[("10j", "+T'"), ("10e", "p"), ("10g", "p")]);
     assert_legal(&p, "10j10f,10e,10g");
     // Break: a priest that takes anything by moving onto it.
-    let any = broken(
-        "ko",
-        "shoot = { betza = \"DA\", range = 1 }\ndisplaces_only = [\"T'\", \"S'\", \"+T'\", \"+S'\"]\npromotion = \"forced\"\npromoted = { name = \"five-li fog\"",
-        "shoot = { betza = \"DA\", range = 1 }\npromotion = \"forced\"\npromoted = { name = \"five-li fog\"",
-    );
-    let p = cornered(&any, &[("10j", "T'"), ("8h", "p")], "b");
+    let p = broken_board("shoot = { betza = \"DA\", range = 1 }\ndisplaces_only = [\"T'\", \"S'\", \"+T'\", \"+S'\"]\npromotion = \"forced\"\npromoted = { name = \"five-li fog\"", "shoot = { betza = \"DA\", range = 1 }\npromotion = \"forced\"\npromoted = { name = \"five-li fog\"", &[("10j", "T'"), ("8h", "p")]);
     assert!(moves_with(&p, "10j").contains("10j8h"));
 }
 
@@ -363,12 +352,11 @@ fn chariots_cannot_take_a_heavenly_fortress() {
     let p = board(&[("10j", "A"), ("10g", "+u'"), ("12j", "p")]);
     assert!(!moves_with(&p, "10j").contains("10j10g"));
     assert_legal(&p, "10j12j");
-    let free = broken(
-        "ko",
+    let p = broken_board(
         "betza = \"R5\"\nspares = [\"+U'\"]\n",
         "betza = \"R5\"\n",
+        &[("10j", "A"), ("10g", "+u'")],
     );
-    let p = cornered(&free, &[("10j", "A"), ("10g", "+u'")], "b");
     assert!(moves_with(&p, "10j").contains("10j10g"));
 }
 
@@ -399,12 +387,8 @@ fn captures_of_commanding_pieces_promote_on_the_spot() {
     play(&mut p, "10j9h");
     assert_eq!(name_at(&p, "9h"), "cavalry");
     // Break: a pawn that does not promote on taking the drum.
-    let plain = broken(
-        "ko",
-        "name = \"pawn\"\nbetza = \"W\"\nwithout = { letter = \"U\", loses = \"fW\" }\npromotion = \"forced\"\npromoted = { name = \"patrol unit\", betza = \"vRsW\" }\npromotes_capturing = [\"K\", \"M\", \"+M\", \"L\", \"U\", ",
-        "name = \"pawn\"\nbetza = \"W\"\nwithout = { letter = \"U\", loses = \"fW\" }\npromotion = \"forced\"\npromoted = { name = \"patrol unit\", betza = \"vRsW\" }\npromotes_capturing = [\"K\", \"M\", \"+M\", \"L\", ",
-    );
-    let mut p = cornered(&plain, &[("10j", "P"), ("10i", "u"), ("1s", "U")], "b");
+    let mut p = broken_board("name = \"pawn\"\nbetza = \"W\"\nwithout = { letter = \"U\", loses = \"fW\" }\npromotion = \"forced\"\npromoted = { name = \"patrol unit\", betza = \"vRsW\" }\npromotes_capturing = [\"K\", \"M\", \"+M\", \"L\", \"U\", ",
+        "name = \"pawn\"\nbetza = \"W\"\nwithout = { letter = \"U\", loses = \"fW\" }\npromotion = \"forced\"\npromoted = { name = \"patrol unit\", betza = \"vRsW\" }\npromotes_capturing = [\"K\", \"M\", \"+M\", \"L\", ", &[("10j", "P"), ("10i", "u"), ("1s", "U")]);
     play(&mut p, "10j10i");
     assert_eq!(name_at(&p, "10i"), "pawn");
 }
@@ -420,8 +404,11 @@ fn entering_the_camp_promotes_always() {
     play(&mut p, "10g9f,9c");
     assert_eq!(name_at(&p, "9f"), "longbow cavalryman");
     // Break: a zone of five ranks.
-    let five = broken("ko", "zone_depth = 6", "zone_depth = 5");
-    let p = cornered(&five, &[("10g", "P"), ("1s", "U")], "b");
+    let p = broken_board(
+        "zone_depth = 6",
+        "zone_depth = 5",
+        &[("10g", "P"), ("1s", "U")],
+    );
     assert!(moves(&p).contains("10g10f"));
 }
 
@@ -603,12 +590,14 @@ fn the_fog_fades_near_the_light_and_is_shot_only_from_afar() {
     assert!(!shot("9d"));
     assert!(shot("9c"));
     // Breaks: a fog that fades within four points only, one that can be shot from anywhere.
-    let far = broken("ko", "within = 5 }", "within = 4 }");
-    let mut p = cornered(&far, &[("10h", "T'"), ("10a", "+s'")], "b");
+    let mut p = broken_board(
+        "within = 5 }",
+        "within = 4 }",
+        &[("10h", "T'"), ("10a", "+s'")],
+    );
     play(&mut p, "10h10f+");
     assert_eq!(name_at(&p, "10f"), "five-li fog");
-    let open = broken("ko", ", shot_from = 6 }", " }");
-    let p = cornered(&open, &[("10j", "J"), ("9d", "+t'")], "b");
+    let p = broken_board(", shot_from = 6 }", " }", &[("10j", "J"), ("9d", "+t'")]);
     assert!(moves_with(&p, "10j").contains("10j9i,9d"));
 }
 

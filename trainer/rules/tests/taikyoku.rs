@@ -22,15 +22,7 @@ fn start_position_move_count_by_hand() {
     let v = taikyoku();
     let p = Position::start(v.clone());
     assert_eq!(v.kinds.len(), 404);
-    let sfen = p.to_sfen();
-    let board = sfen.split(' ').next().unwrap();
-    let count = |upper: bool| {
-        board
-            .chars()
-            .filter(|c| c.is_ascii_alphabetic() && c.is_ascii_uppercase() == upper)
-            .count()
-    };
-    assert_eq!((count(true), count(false)), (402, 402));
+    assert_eq!(pieces_per_side(&p), (402, 402));
     // Sente's camp is ranks y to aj, packed; only these move:
     // - the pawns on rank z step up, but on the six files with a dog or go-between in front
     //   (31, 26, 22, 15, 11, 6): 30;

@@ -171,6 +171,19 @@ pub fn try_composed(
     Position::from_sfen_composed(v, &sfen).map_err(|e| (sfen, e))
 }
 
+/// The pieces of each side on the board (sente's, gote's), counted from the SFEN.
+pub fn pieces_per_side(p: &Position) -> (usize, usize) {
+    let sfen = p.to_sfen();
+    let board = sfen.split(' ').next().unwrap_or_default();
+    let count = |upper: bool| {
+        board
+            .chars()
+            .filter(|c| c.is_ascii_alphabetic() && c.is_ascii_uppercase() == upper)
+            .count()
+    };
+    (count(true), count(false))
+}
+
 /// The kind on a USI square, by name (`-` when empty).
 pub fn name_at(p: &Position, sq: &str) -> String {
     let v = p.variant();
