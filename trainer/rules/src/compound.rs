@@ -441,12 +441,7 @@ impl Gen<'_> {
 impl Variant {
     /// The offset from `from` to `to` as sente sees the board (forward is up).
     pub(crate) fn sente_offset(&self, from: usize, to: usize) -> (i8, i8) {
-        let ((fx, fy), (tx, ty)) = (self.coords(from), self.coords(to));
-        board_vec(
-            Color::Sente,
-            (tx as i32 - fx as i32) as i8,
-            (ty as i32 - fy as i32) as i8,
-        )
+        self.owner_offset(Color::Sente, from, to)
     }
 
     /// The owner's-view offset from `from` to `to` of a piece of colour `c`.

@@ -724,7 +724,7 @@ impl Position {
                 }
                 if v.has_capture_limits {
                     // Captures of kinds it spares (`spares`, `displaces_only`) go.
-                    spare_since(v, board, kind, out, first);
+                    spare_since(v, board, (kind, from), out, first);
                 }
                 if !lacks.is_empty() {
                     self.fated_moves(out, kind, from, first, &lacks);
@@ -786,20 +786,12 @@ impl Position {
         let info = &v.kinds[kind as usize];
         if let Some((need, lost)) = &info.links.without {
             if lacks.contains(need) {
-                let mut i = first;
-                while i < out.len() {
-                    let drop = match out[i] {
-                        Move::Normal { to, .. } => {
-                            lost.contains(&v.owner_offset(self.side, from, to as usize))
-                        }
-                        _ => false,
-                    };
-                    if drop {
-                        out.remove(i);
-                    } else {
-                        i += 1;
+                retain_since(out, first, |m| match *m {
+                    Move::Normal { to, .. } => {
+                        !lost.contains(&v.owner_offset(self.side, from, to as usize))
                     }
-                }
+                    _ => true,
+                });
             }
         }
         if let Some(need) = info.links.promotes_with {
@@ -1041,6 +1033,13 @@ impl Position {
     }
 }
 
+/// Keeps the moves since `out[first]` for which `keep` holds.
+fn retain_since(out: &mut Vec<Move>, first: usize, keep: impl Fn(&Move) -> bool) {
+    let mut tail = out.split_off(first);
+    tail.retain(keep);
+    out.append(&mut tail);
+}
+
 /// Removes the moves added since `out[first]` by the piece of `kind` that take a piece it may
 /// not take by moving onto it.
 #[cold]
@@ -1048,22 +1047,15 @@ impl Position {
 fn spare_since<B: BoardRead + ?Sized>(
     v: &Variant,
     board: &B,
-    kind: Kind,
+    (kind, from): (Kind, usize),
     out: &mut Vec<Move>,
     first: usize,
 ) {
-    let mut i = first;
-    while i < out.len() {
-        let t = board.at(out[i].to());
-        if !t.is_empty()
-            && t.color() != board.at(out[i].from().unwrap_or(0)).color()
-            && !v.displaces(kind, t.kind())
-        {
-            out.remove(i);
-        } else {
-            i += 1;
-        }
-    }
+    let mover = board.at(from).color();
+    retain_since(out, first, |m| {
+        let t = board.at(m.to());
+        t.is_empty() || t.color() == mover || v.displaces(kind, t.kind())
+    });
 }
 
 /// Removes the moves since `out[first]` that repeat an earlier one there (a leap and a ride of
