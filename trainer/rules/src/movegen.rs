@@ -1035,9 +1035,14 @@ impl Position {
 
 /// Keeps the moves since `out[first]` for which `keep` holds.
 fn retain_since(out: &mut Vec<Move>, first: usize, keep: impl Fn(&Move) -> bool) {
-    let mut tail = out.split_off(first);
-    tail.retain(keep);
-    out.append(&mut tail);
+    let mut kept = first;
+    for i in first..out.len() {
+        if keep(&out[i]) {
+            out[kept] = out[i];
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
 }
 
 /// Removes the moves added since `out[first]` by the piece of `kind` that take a piece it may
