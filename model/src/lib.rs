@@ -24,6 +24,7 @@ pub use checkpoint::{
     ModelMeta, FORMAT_VERSION,
 };
 pub use config::{ModelConfig, OptimizerKind, Schedule, TrainConfig};
+pub use cpu::direct::{cpu_kernel, kernel_from_env, KERNEL_ENV};
 pub use device::{deserialize_device, parse_device, Device, DeviceError, DeviceExt};
 pub use error::{ModelError, Result};
 pub use evaluator::{

@@ -354,6 +354,13 @@ fn measure_nn(mut s: NnSubject, a: &NnArgs) -> Result<()> {
         shape.planes,
         shape.policy_len()
     );
+    if !s.ev.device.is_cuda() {
+        println!(
+            "  native forward: {} kernel ({}=gemm for the reference)",
+            model::cpu_kernel(),
+            model::KERNEL_ENV
+        );
+    }
     if let Some(w) = &a.weights {
         let wdl = start_wdl(&mut s)?;
         println!(

@@ -227,8 +227,11 @@ fn main() {
     ) {
         sigpipe::reset();
     }
-    // A bad backend choice is refused before anything runs (networks read it when opened).
-    let backend = model::CpuBackend::from_env().map_err(anyhow::Error::msg);
+    // A bad backend or kernel choice is refused before anything runs (networks read them
+    // when opened).
+    let backend = model::CpuBackend::from_env()
+        .and_then(|_| model::kernel_from_env())
+        .map_err(anyhow::Error::msg);
     if let Err(e) = backend.and_then(|_| dispatch(cli.command)) {
         eprintln!("error: {e:#}");
         std::process::exit(1);

@@ -167,21 +167,20 @@ fn the_default_run_is_configured_as_the_readme_says() {
 #[test]
 fn the_two_hour_run_is_the_default_run_with_the_keys_the_readme_names() {
     let readme = prose("README.md");
-    let said = "`scripts/run.sh --config configs/runs/two-hour.toml` trains the same methods for two hours (`max_minutes = 120`) with a larger network (`b6c48`: 6 blocks of 48 channels), a replay window of up to 200,000 samples and a learning rate that decays over the budget (`schedule = \"budget\"`, cosine from 0.002 to 0.0002), in `runs/two-hour/`.";
+    let said = "`scripts/run.sh --config configs/runs/two-hour.toml` trains the same methods and network for two hours (`max_minutes = 120`, with `generations = 1200` more than the time allows) with a replay window of up to 200,000 samples and a learning rate that decays over the budget (`schedule = \"budget\"`, cosine from 0.002 to 0.0002), in `runs/two-hour/`.";
     assert!(readme.contains(said), "README.md no longer says: {said}");
     let file = "configs/runs/two-hour.toml";
     let c = pipeline::RunConfig::from_toml(&read(file), file).unwrap();
-    assert_eq!((c.name.as_str(), c.model.as_str()), ("two-hour", "b6c48"));
+    assert_eq!((c.name.as_str(), c.model.as_str()), ("two-hour", "b4c32"));
     assert_eq!(c.budget_seconds(), Some(120.0 * 60.0));
-    let shape = model::ModelConfig::load("b6c48").unwrap();
-    assert_eq!((shape.blocks, shape.channels), (6, 48));
+    assert_eq!(c.generations, 1200);
     assert_eq!(c.replay.max_window, 200_000);
     assert_eq!(c.training.schedule, model::Schedule::Budget);
     assert_eq!((c.training.lr, c.training.min_lr), (0.002, 0.0002));
     // Everything else is the default run's.
     let strip = |rel: &str| {
         let mut t: toml::Table = toml::from_str(&read(rel)).unwrap();
-        for key in ["name", "model", "max_minutes"] {
+        for key in ["name", "generations", "max_minutes"] {
             t.remove(key);
         }
         let sub = |t: &toml::Table, table: &str| t[table].as_table().unwrap().clone();
@@ -424,6 +423,9 @@ fn bench_nn_on_cpu_measures_both_backends() {
         .contains("(positions x squares x channels x libtorch's intra-op threads at most 65,536)"));
     assert_eq!(model::NATIVE_WORK, 65_536);
     assert!(readme.contains("`TRAINER_CPU_BACKEND=native|libtorch` forces one"));
+    assert!(readme.contains(
+        "`trainer bench nn` names the kernel, and `TRAINER_CPU_KERNEL=gemm` forces the patches"
+    ));
     let args = [
         "bench",
         "nn",
@@ -440,14 +442,39 @@ fn bench_nn_on_cpu_measures_both_backends() {
         "--train-batch",
         "4",
     ];
-    for backend in ["", "auto", "native", "libtorch"] {
+    for (backend, kernel) in [
+        ("", ""),
+        ("auto", "auto"),
+        ("native", "gemm"),
+        ("native", ""),
+        ("libtorch", ""),
+    ] {
         let o = Command::new(env!("CARGO_BIN_EXE_trainer"))
             .args(args)
             .env("TRAINER_CPU_BACKEND", backend)
+            .env("TRAINER_CPU_KERNEL", kernel)
             .env("OMP_WAIT_POLICY", "PASSIVE")
             .output()
             .unwrap();
-        let out = ok(o, &format!("bench nn with TRAINER_CPU_BACKEND={backend}"));
+        let out = ok(
+            o,
+            &format!("bench nn with TRAINER_CPU_BACKEND={backend} TRAINER_CPU_KERNEL={kernel}"),
+        );
+        // The kernel the native forward computes with: the reference when asked for.
+        let named = out
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("native forward: "))
+            .unwrap_or_else(|| panic!("no kernel named: {out}"));
+        let want: &[&str] = if kernel == "gemm" {
+            &["gemm"]
+        } else {
+            &["gemm", "avx2", "avx512"]
+        };
+        assert!(
+            want.iter()
+                .any(|k| named.starts_with(&format!("{k} kernel"))),
+            "{named}"
+        );
         let lines: Vec<&str> = out
             .lines()
             .filter(|l| l.contains("forward batch"))
@@ -482,6 +509,18 @@ fn bench_nn_on_cpu_measures_both_backends() {
     assert!(!o.status.success() && o.stdout.is_empty(), "{err}");
     assert!(
         err.contains("TRAINER_CPU_BACKEND") && err.contains("\"cuda\"") && err.contains("native"),
+        "{err}"
+    );
+    // So is a kernel that is none.
+    let o = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(["perft", "--variant", "minishogi", "--depth", "1"])
+        .env("TRAINER_CPU_KERNEL", "sse")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && o.stdout.is_empty(), "{err}");
+    assert!(
+        err.contains("TRAINER_CPU_KERNEL") && err.contains("\"sse\"") && err.contains("gemm"),
         "{err}"
     );
 }

@@ -7,11 +7,17 @@
 //! only the legal moves'. This path keeps the activations as one matrix (a row per square of
 //! each position, a column per channel), runs each convolution as one matrix product
 //! (`matrixmultiply`'s packed SGEMM, AVX2 and FMA chosen at run time) and computes only the
-//! requested logits. It reads the weights of an [`InferenceNet`] and agrees with its libtorch
+//! requested logits. Where the CPU has AVX2 and FMA, layers of a multiple of 16 outputs skip
+//! the patches and the SGEMM's packing (half of the forward's time at batch 16 on minishogi)
+//! and run as direct convolutions: each output row sums, over its taps, its source row times
+//! the tap's weights, sixteen outputs at a time in registers (see [`direct`]). It reads the weights of an [`InferenceNet`] and agrees with its libtorch
 //! forward to rounding (tests below and `trainer bench nn`).
 
 use crate::net::{InferenceNet, NetShape};
+use direct::{Conv, Kernel, LANES};
 use tch::Tensor;
+
+pub(crate) mod direct;
 
 /// A convolution (3x3 with padding 1, or 1x1) or a linear layer, its weights as the right-hand
 /// matrix of `rows x inputs` times `inputs x outputs`.
@@ -55,10 +61,27 @@ impl Layer {
         }
     }
 
+    /// Whether `kernel` computes this layer directly ([`direct`]) rather than by SGEMM.
+    fn direct(&self, kernel: Kernel) -> bool {
+        kernel != Kernel::Gemm && self.cout.is_multiple_of(LANES)
+    }
+
     /// `out[rows, cout] = x[rows, k*k*cin] * w + b`, `x` row-major with row stride `k*k*cin`.
-    fn apply(&self, x: &[f32], rows: usize, out: &mut Vec<f32>) {
+    fn apply(&self, kernel: Kernel, x: &[f32], rows: usize, out: &mut Vec<f32>) {
         let kin = self.k * self.k * self.cin;
         debug_assert_eq!(x.len(), rows * kin);
+        if self.direct(kernel) {
+            let conv = Conv {
+                x,
+                cin: kin,
+                src: None,
+                taps: 1,
+                w: &self.w,
+                bias: &self.b,
+                cout: self.cout,
+            };
+            return conv.run(kernel, rows, out);
+        }
         out.clear();
         out.reserve(rows * self.cout);
         for _ in 0..rows {
@@ -114,6 +137,8 @@ struct Weights {
     fc1: Layer,
     fc2: Layer,
     global_pool: bool,
+    /// The loops of the layers with a multiple of 16 outputs.
+    kernel: Kernel,
 }
 
 /// Buffers reused from one forward to the next.
@@ -127,6 +152,9 @@ struct Scratch {
     cols: Vec<f32>,
     tmp: Vec<f32>,
     pooled: Vec<f32>,
+    /// The 3x3 convolutions' source rows ([`direct::taps3`]) and the batch they are for.
+    taps: Vec<u32>,
+    taps_for: usize,
 }
 
 /// The folded network on this path: its weights and its scratch buffers.
@@ -136,13 +164,26 @@ pub(crate) struct CpuNet {
     s: Scratch,
 }
 
+/// The scratch buffers of a 3x3 convolution: the patches (SGEMM) or the source table (direct).
+struct Conv3Scratch<'a> {
+    cols: &'a mut Vec<f32>,
+    taps: &'a mut Vec<u32>,
+    taps_for: &'a mut usize,
+}
+
 /// Floats of 3x3 patches built at a time: large boards and batches go through the
 /// convolution in chunks of positions, so the patches stay a few MiB.
 const PATCH_FLOATS: usize = 1 << 20;
 
 impl CpuNet {
-    /// The weights of `net` (any precision; computed here in f32).
+    /// The weights of `net` (any precision; computed here in f32), with the fastest kernel
+    /// this CPU runs ([`direct::KERNEL_ENV`] can ask for the SGEMM path).
     pub(crate) fn new(net: &InferenceNet, shape: NetShape) -> CpuNet {
+        CpuNet::with_kernel(net, shape, Kernel::detect())
+    }
+
+    /// [`CpuNet::new`] with the given kernel (one of [`Kernel::available`]).
+    fn with_kernel(net: &InferenceNet, shape: NetShape, kernel: Kernel) -> CpuNet {
         let p2 = &net.policy2;
         CpuNet {
             w: Weights {
@@ -167,6 +208,7 @@ impl CpuNet {
                 fc1: Layer::new(&net.fc1.w, &net.fc1.b),
                 fc2: Layer::new(&net.fc2.w, &net.fc2.b),
                 global_pool: net.global_pool,
+                kernel,
             },
             s: Scratch::default(),
         }
@@ -214,10 +256,27 @@ impl CpuNet {
 impl Weights {
     /// A 3x3 convolution of `x` (`[n * squares, cin]`) into `out` (`[n * squares, cout]`),
     /// through the patches of a chunk of positions at a time.
-    fn conv3(&self, layer: &Layer, x: &[f32], n: usize, cols: &mut Vec<f32>, out: &mut Vec<f32>) {
+    fn conv3(&self, layer: &Layer, x: &[f32], n: usize, s: Conv3Scratch, out: &mut Vec<f32>) {
         let (ranks, files) = (self.shape.ranks as isize, self.shape.files as isize);
         let sq = self.shape.ranks * self.shape.files;
         let (c, kin) = (layer.cin, 9 * layer.cin);
+        if layer.direct(self.kernel) {
+            if *s.taps_for != n || s.taps.is_empty() {
+                direct::taps3(n, self.shape.ranks, self.shape.files, s.taps);
+                *s.taps_for = n;
+            }
+            let conv = Conv {
+                x,
+                cin: c,
+                src: Some(s.taps),
+                taps: 9,
+                w: &layer.w,
+                bias: &layer.b,
+                cout: layer.cout,
+            };
+            return conv.run(self.kernel, n * sq, out);
+        }
+        let cols = s.cols;
         out.clear();
         out.reserve(n * sq * layer.cout);
         for _ in 0..n * sq {
@@ -271,7 +330,19 @@ impl Weights {
             cols,
             tmp,
             pooled,
+            taps,
+            taps_for,
         } = s;
+        let k = self.kernel;
+        macro_rules! scratch {
+            () => {
+                Conv3Scratch {
+                    cols: &mut *cols,
+                    taps: &mut *taps,
+                    taps_for: &mut *taps_for,
+                }
+            };
+        }
         // [n, planes, squares] -> [n * squares, planes]
         let np = shape.planes;
         tmp.clear();
@@ -284,28 +355,28 @@ impl Weights {
                 }
             }
         }
-        self.conv3(&self.input, tmp, n, cols, h);
+        self.conv3(&self.input, tmp, n, scratch!(), h);
         relu(h);
         for (c1, pool, c2) in &self.tower {
-            self.conv3(c1, h, n, cols, y);
+            self.conv3(c1, h, n, scratch!(), y);
             relu(y);
             if let Some(pool) = pool {
                 let c = pool.cout;
                 pool_board(y, n, sq, c, pooled);
-                pool.apply(pooled, n, tmp);
+                pool.apply(k, pooled, n, tmp);
                 for (b, g) in tmp.chunks_exact(c).enumerate() {
                     for row in y[b * sq * c..(b + 1) * sq * c].chunks_exact_mut(c) {
                         row.iter_mut().zip(g).for_each(|(v, &g)| *v += g);
                     }
                 }
             }
-            self.conv3(c2, y, n, cols, tmp);
+            self.conv3(c2, y, n, scratch!(), tmp);
             for (h, &t) in h.iter_mut().zip(tmp.iter()) {
                 *h = (*h + t).max(0.0);
             }
         }
         // The value head.
-        self.value_conv.apply(h, rows, y);
+        self.value_conv.apply(k, h, rows, y);
         relu(y);
         let vc = self.value_conv.cout;
         pool_board(y, n, sq, vc, pooled);
@@ -316,9 +387,9 @@ impl Weights {
             }
             pooled.truncate(n * vc);
         }
-        self.fc1.apply(pooled, n, tmp);
+        self.fc1.apply(k, pooled, n, tmp);
         relu(tmp);
-        self.fc2.apply(tmp, n, y);
+        self.fc2.apply(k, tmp, n, y);
         wdl.clear();
         for v in y.chunks_exact(3) {
             let m = v[0].max(v[1]).max(v[2]);
@@ -327,7 +398,7 @@ impl Weights {
             wdl.extend(e.iter().map(|x| x / z));
         }
         // The policy head's hidden layer.
-        self.policy1.apply(h, rows, y);
+        self.policy1.apply(k, h, rows, y);
         relu(y);
     }
 }
@@ -416,6 +487,76 @@ mod tests {
         }
     }
 
+    /// Random folded weights of `cfg` on `shape`, batch norms away from the identity.
+    fn folded(cfg: &ModelConfig, shape: NetShape) -> InferenceNet {
+        let vs = VarStore::new(tch::Device::Cpu);
+        let net = Network::new(&vs.root(), cfg, shape);
+        tch::no_grad(|| {
+            for (name, mut t) in vs.variables() {
+                if name.ends_with("running_mean") || name.ends_with(".bias") {
+                    t.copy_(&(Tensor::randn_like(&t) * 0.3));
+                } else if name.ends_with("running_var") {
+                    t.copy_(&(Tensor::rand_like(&t) + 0.5));
+                }
+            }
+        });
+        net.fold(Kind::Float)
+    }
+
+    /// Board-game inputs: mostly 0 and 1, some counts.
+    fn inputs(rng: &mut impl Rng, len: usize) -> Vec<f32> {
+        (0..len)
+            .map(|_| match rng.random_range(0..10) {
+                0..=5 => 0.0,
+                6..=8 => 1.0,
+                _ => rng.random_range(0.0..3.0),
+            })
+            .collect()
+    }
+
+    /// Each direct kernel this CPU runs gives the SGEMM path's logits and WDL: layers of 16,
+    /// 32 and 48 outputs (direct) beside heads of 8 and 3 (SGEMM), batches whose rows are no
+    /// multiple of a tile's, square and oblong boards, and the same network again at another
+    /// batch (the source table is rebuilt).
+    #[test]
+    fn direct_kernels_agree_with_the_sgemm_path() {
+        tch::manual_seed(11);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        for (channels, policy_channels, ranks, files, batches) in [
+            (32, 16, 5, 5, vec![1, 16, 7]),
+            (48, 8, 6, 4, vec![3, 1]),
+            (16, 16, 9, 9, vec![2, 5]),
+        ] {
+            let cfg = ModelConfig {
+                policy_channels,
+                value_channels: 16,
+                value_hidden: 32,
+                ..config(2, channels, true)
+            };
+            let shape = NetShape {
+                planes: 13,
+                ranks,
+                files,
+                policy_planes: 6,
+            };
+            let net = folded(&cfg, shape);
+            let mut gemm = CpuNet::with_kernel(&net, shape, Kernel::Gemm);
+            for kernel in Kernel::available() {
+                let mut direct = CpuNet::with_kernel(&net, shape, kernel);
+                for &n in &batches {
+                    let x = inputs(&mut rng, n * shape.input_len());
+                    let (mut p, mut v, mut dp, mut dv) = (vec![], vec![], vec![], vec![]);
+                    gemm.forward_all(&x, n, &mut p, &mut v);
+                    direct.forward_all(&x, n, &mut dp, &mut dv);
+                    let what =
+                        format!("{kernel:?}, {channels} channels, {ranks}x{files}, batch {n}");
+                    close(&dp, &p, &format!("{what}: policy"));
+                    close(&dv, &v, &format!("{what}: wdl"));
+                }
+            }
+        }
+    }
+
     /// Every layer kind, with and without global pooling, on square and oblong boards, from one
     /// position to batches that go through the 3x3 convolutions in several chunks: the same
     /// logits and WDL as libtorch's forward of the same folded weights.
@@ -456,29 +597,11 @@ mod tests {
                 vec![2, 50],
             ),
         ] {
-            let vs = VarStore::new(tch::Device::Cpu);
-            let net = Network::new(&vs.root(), &cfg, shape);
             // Batch norms away from the identity, so that folding is exercised.
-            tch::no_grad(|| {
-                for (name, mut t) in vs.variables() {
-                    if name.ends_with("running_mean") || name.ends_with(".bias") {
-                        t.copy_(&(Tensor::randn_like(&t) * 0.3));
-                    } else if name.ends_with("running_var") {
-                        t.copy_(&(Tensor::rand_like(&t) + 0.5));
-                    }
-                }
-            });
-            let folded = net.fold(Kind::Float);
+            let folded = folded(&cfg, shape);
             let mut cpu = CpuNet::new(&folded, shape);
             for n in batches {
-                // Board-game inputs: mostly 0 and 1, some counts.
-                let x: Vec<f32> = (0..n * shape.input_len())
-                    .map(|_| match rng.random_range(0..10) {
-                        0..=5 => 0.0,
-                        6..=8 => 1.0,
-                        _ => rng.random_range(0.0..3.0),
-                    })
-                    .collect();
+                let x = inputs(&mut rng, n * shape.input_len());
                 let (p, v) = reference(&folded, shape, &x, n);
                 let (mut lp, mut lv) = (Vec::new(), Vec::new());
                 cpu.forward_all(&x, n, &mut lp, &mut lv);
