@@ -499,30 +499,24 @@ fn bench_nn_on_cpu_measures_both_backends() {
             assert!((ratio - native / torch).abs() < 0.01 + 0.01 * ratio, "{l}");
         }
     }
-    // A value that names no backend is refused before anything runs, naming the variable.
-    let o = Command::new(env!("CARGO_BIN_EXE_trainer"))
-        .args(["perft", "--variant", "minishogi", "--depth", "1"])
-        .env("TRAINER_CPU_BACKEND", "cuda")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && o.stdout.is_empty(), "{err}");
-    assert!(
-        err.contains("TRAINER_CPU_BACKEND") && err.contains("\"cuda\"") && err.contains("native"),
-        "{err}"
-    );
-    // So is a kernel that is none.
-    let o = Command::new(env!("CARGO_BIN_EXE_trainer"))
-        .args(["perft", "--variant", "minishogi", "--depth", "1"])
-        .env("TRAINER_CPU_KERNEL", "sse")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && o.stdout.is_empty(), "{err}");
-    assert!(
-        err.contains("TRAINER_CPU_KERNEL") && err.contains("\"sse\"") && err.contains("gemm"),
-        "{err}"
-    );
+    // A value that names no backend, or no kernel, is refused before anything runs, naming
+    // the variable and what it accepts.
+    for (var, value, accepted) in [
+        ("TRAINER_CPU_BACKEND", "cuda", "native"),
+        ("TRAINER_CPU_KERNEL", "sse", "gemm"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_trainer"))
+            .args(["perft", "--variant", "minishogi", "--depth", "1"])
+            .env(var, value)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && o.stdout.is_empty(), "{err}");
+        assert!(
+            err.contains(var) && err.contains(&format!("{value:?}")) && err.contains(accepted),
+            "{err}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
