@@ -92,8 +92,14 @@ impl std::fmt::Display for CpuBackend {
 /// a steady rate whatever the batch; libtorch's overhead per call makes it slower on small
 /// batches and its convolutions faster on large ones (`trainer bench nn` on CPU prints both:
 /// at one thread, 5x5 boards with 32 channels break even near 64 positions, 9x9 boards with
-/// 64 channels between 1 and 16).
+/// 64 channels between 1 and 16). Where the direct convolutions run, [`NATIVE_WORK_DIRECT`].
 pub const NATIVE_WORK: usize = 1 << 16;
+
+/// [`NATIVE_WORK`] for a network whose trunk runs the direct convolutions (a CPU with AVX2
+/// and FMA, channels a multiple of 16): the crate's own path is then faster than libtorch's
+/// at one thread on every batch `trainer bench nn` measures on 5x5 boards with 32 channels (up
+/// to 256 positions) and within 8% of it on 9x9 boards with 64 channels up to 64.
+pub const NATIVE_WORK_DIRECT: usize = 1 << 18;
 
 /// The tensor kind of a precision on a device: f32 on CPU, bf16 for `auto` on CUDA.
 pub fn inference_kind(precision: Precision, device: Device) -> Kind {
@@ -179,7 +185,15 @@ impl NetEvaluator {
     fn native(&self, n: usize) -> bool {
         let s = self.net.shape;
         let work = n * s.ranks * s.files * self.net.config.channels * crate::threads();
-        self.cpu.is_some() && (self.backend == CpuBackend::Native || work <= NATIVE_WORK)
+        let Some(cpu) = &self.cpu else {
+            return false;
+        };
+        let most = if cpu.direct() {
+            NATIVE_WORK_DIRECT
+        } else {
+            NATIVE_WORK
+        };
+        self.backend == CpuBackend::Native || work <= most
     }
 
     /// The inference precision.
@@ -454,6 +468,49 @@ mod tests {
             (1..=4096).map(|n| padded_rows(n, cuda)).collect();
         assert_eq!(shapes.len(), 7 + 63);
         assert_eq!(padded_rows(200, Device::Cpu), 200);
+    }
+
+    /// `auto` takes the crate's own path up to [`NATIVE_WORK`] of trunk activations times
+    /// libtorch's threads, or up to [`NATIVE_WORK_DIRECT`] where the trunk runs the direct
+    /// convolutions (32 channels; not 24); `native` and `libtorch` whatever the batch.
+    #[test]
+    fn the_native_path_takes_the_batches_it_is_faster_at() {
+        let shape = NetShape {
+            planes: 5,
+            ranks: 5,
+            files: 5,
+            policy_planes: 3,
+        };
+        for channels in [32, 24] {
+            let cfg = crate::ModelConfig {
+                name: "t".into(),
+                blocks: 1,
+                channels,
+                global_pool: true,
+                policy_channels: 16,
+                value_channels: 16,
+                value_hidden: 16,
+            };
+            let vs = VarStore::new(tch::Device::Cpu);
+            let net = Network::new(&vs.root(), &cfg, shape);
+            let mut ev = NetEvaluator::new(vs, net);
+            let direct = ev.cpu.as_ref().unwrap().direct();
+            assert_eq!(
+                direct,
+                channels == 32 && crate::cpu::direct::cpu_kernel() != "gemm"
+            );
+            let most = if direct {
+                NATIVE_WORK_DIRECT
+            } else {
+                NATIVE_WORK
+            };
+            let last = most / (25 * channels * crate::threads());
+            assert!(ev.native(1) && ev.native(last) && !ev.native(last + 1));
+            ev.set_backend(CpuBackend::Native);
+            assert!(ev.native(last + 1));
+            ev.set_backend(CpuBackend::Libtorch);
+            assert!(!ev.native(1));
+        }
     }
 
     /// `precision`: `auto` (the default) is bf16 on CUDA; f32, f16 and bf16 as named there; the

@@ -29,6 +29,7 @@ pub use device::{deserialize_device, parse_device, Device, DeviceError, DeviceEx
 pub use error::{ModelError, Result};
 pub use evaluator::{
     inference_kind, open_evaluator, CpuBackend, NetEvaluator, BACKEND_ENV, NATIVE_WORK,
+    NATIVE_WORK_DIRECT,
 };
 pub use export::{export_onnx, export_torchscript, trace};
 pub use net::{is_training_only, InferenceNet, NetShape, Network, TrainOutputs};

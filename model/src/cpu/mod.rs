@@ -239,6 +239,16 @@ impl CpuNet {
         }));
     }
 
+    /// Whether the trunk runs the direct convolutions (this CPU has a kernel for them and
+    /// the channels are a multiple of 16).
+    pub(crate) fn direct(&self) -> bool {
+        self.w
+            .tower
+            .first()
+            .map_or(&self.w.input, |b| &b.0)
+            .direct(self.w.kernel)
+    }
+
     /// Every policy logit (`n * policy_len`, in the network's order) and the WDL
     /// probabilities (`3n`) of `n` positions.
     pub(crate) fn forward_all(

@@ -419,9 +419,13 @@ fn bench_store_reports_listing_and_ingest_per_1000_shards() {
 #[test]
 fn bench_nn_on_cpu_measures_both_backends() {
     let readme = prose("README.md");
-    assert!(readme
-        .contains("(positions x squares x channels x libtorch's intra-op threads at most 65,536)"));
-    assert_eq!(model::NATIVE_WORK, 65_536);
+    assert!(readme.contains(
+        "(positions x squares x channels x libtorch's intra-op threads at most 65,536, or 262,144 where the direct convolutions below run)"
+    ));
+    assert_eq!(
+        (model::NATIVE_WORK, model::NATIVE_WORK_DIRECT),
+        (65_536, 262_144)
+    );
     assert!(readme.contains("`TRAINER_CPU_BACKEND=native|libtorch` forces one"));
     assert!(readme.contains(
         "`trainer bench nn` names the kernel, and `TRAINER_CPU_KERNEL=gemm` forces the patches"
