@@ -565,7 +565,7 @@ mod tests {
             format!(
                 "variant = \"minishogi\"\nmodel = \"b2c16\"\ndevice = \"cpu\"\ngenerations = 1000\n\
                  steps_per_generation = 10\n[selfplay]\nmax_plies = 40\n\
-                 [evaluation]\ngames = 6\nsimulations = 64\nvs_first = false\nshare = {SHARE}\n"
+                 [evaluation]\ngames = 6\nsimulations = 256\nvs_first = false\nshare = {SHARE}\n"
             ),
         )
         .unwrap();
