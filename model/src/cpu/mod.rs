@@ -8,10 +8,11 @@
 //! each position, a column per channel), runs each convolution as one matrix product
 //! (`matrixmultiply`'s packed SGEMM, AVX2 and FMA chosen at run time) and computes only the
 //! requested logits. Where the CPU has AVX2 and FMA, layers of a multiple of 16 outputs skip
-//! the patches and the SGEMM's packing (half of the forward's time at batch 16 on minishogi)
-//! and run as direct convolutions: each output row sums, over its taps, its source row times
-//! the tap's weights, sixteen outputs at a time in registers (see [`direct`]). It reads the weights of an [`InferenceNet`] and agrees with its libtorch
-//! forward to rounding (tests below and `trainer bench nn`).
+//! the patches and the SGEMM's packing (nearly half of the forward's time at batch 16 on
+//! minishogi) and run as direct convolutions: each output row sums, over its taps, its source
+//! row times the tap's weights, sixteen outputs at a time in registers (see [`direct`]). It
+//! reads the weights of an [`InferenceNet`] and agrees with its libtorch forward to rounding
+//! (tests below and `trainer bench nn`).
 
 use crate::net::{InferenceNet, NetShape};
 use direct::{Conv, Kernel, LANES};
