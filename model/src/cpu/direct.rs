@@ -4,9 +4,10 @@
 //!
 //! A 3x3 convolution as patches times weights copies each input nine times into the patches
 //! and the SGEMM then copies the patches once more into its packed panels: on a 5x5 board at
-//! batch 16 the copies cost nearly as much time as the multiply-adds. Here each tap reads its source
-//! row where it lies, and a padding tap reads a row of zeros. The same loops are compiled for
-//! AVX2 + FMA and for AVX-512, chosen at run time; CPUs without AVX2 keep the SGEMM path.
+//! batch 16 the copies cost nearly as much time as the multiply-adds. Here each tap reads its
+//! source row where it lies, and a padding tap reads a row of zeros. The same loops are
+//! compiled for AVX2 + FMA and for AVX-512, chosen at run time; CPUs without AVX2 keep the
+//! SGEMM path.
 
 /// Outputs computed together: a multiple of 16 is what a layer needs to take this path.
 pub(crate) const LANES: usize = 16;
