@@ -16,6 +16,7 @@
 
 pub mod betza;
 mod bitset;
+mod checks;
 mod compile;
 mod compound;
 mod error;

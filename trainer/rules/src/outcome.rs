@@ -1,5 +1,6 @@
 //! Game results: checkmate, stalemate, repetition, perpetual check, move limit.
 
+use crate::checks::CheckLines;
 use crate::error::{Error, Result};
 use crate::position::Position;
 use crate::types::{Color, Move};
@@ -269,7 +270,14 @@ impl Position {
         if plies == 0 {
             return None;
         }
-        if let Some(&m) = legal.iter().find(|&&m| self.wins_at_once(m)) {
+        // Only checks can mate: where the variant allows, the moves that cannot check are
+        // told apart without playing them.
+        let lines = CheckLines::new(self);
+        let may_check = |p: &Position, m| lines.as_ref().is_none_or(|l| l.may_check(p, m));
+        if let Some(&m) = legal
+            .iter()
+            .find(|&&m| may_check(self, m) && self.wins_at_once(m))
+        {
             return Some(m);
         }
         if plies < 3 {
@@ -279,7 +287,7 @@ impl Position {
         legal
             .iter()
             .copied()
-            .find(|&m| self.check_forces_win(m, plies, &mut buffers))
+            .find(|&m| may_check(self, m) && self.check_forces_win(m, plies, &mut buffers))
     }
 
     /// Whether `m` is a check after which every reply leaves a win within `plies - 2` plies
