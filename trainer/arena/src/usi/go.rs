@@ -9,8 +9,9 @@ pub const MAX_TREE_SIMULATIONS: u64 = 400_000;
 /// Safety margin kept on the clock (a GUI's byoyomi is strict).
 const MARGIN_MS: u64 = 100;
 /// What `movetime T` leaves unused: the time to send the answer. Stockfish stops at `T`
-/// itself; a margin of the clock's size would leave a 100 ms search no time at all.
-const MOVETIME_MARGIN_MS: u64 = 10;
+/// itself; a margin of the clock's size would leave a 100 ms search no time at all, and 10
+/// ms gave away a tenth of it.
+const MOVETIME_MARGIN_MS: u64 = 2;
 /// Fraction of the remaining time spent on one move (1 / this).
 const TIME_DIVISOR: u64 = 30;
 /// Shortest time search.
@@ -177,9 +178,9 @@ mod tests {
         let l = resolve_limits(&go("btime 50 wtime 50"), 200, Color::Sente);
         assert_eq!(l.time, Some(Duration::from_millis(MIN_THINK_MS)));
         let l = resolve_limits(&go("movetime 1000"), 200, Color::Sente);
-        assert_eq!(l.time, Some(Duration::from_millis(990)));
+        assert_eq!(l.time, Some(Duration::from_millis(998)));
         let l = resolve_limits(&go("movetime 100"), 200, Color::Sente);
-        assert_eq!(l.time, Some(Duration::from_millis(90)));
+        assert_eq!(l.time, Some(Duration::from_millis(98)));
         let l = resolve_limits(&go(""), 200, Color::Sente);
         assert_eq!((l.simulations, l.time, l.infinite), (200, None, false));
         let l = resolve_limits(&go("nodes 50"), 200, Color::Sente);
@@ -237,7 +238,7 @@ mod tests {
         assert_eq!(l.after_ponderhit(ms(10000)), Some(ms(MIN_THINK_MS)));
         // movetime is counted from the ponderhit in full.
         let l = resolve_limits(&go("ponder movetime 1000"), 200, Color::Sente);
-        assert_eq!(l.after_ponderhit(ms(5000)), Some(ms(990)));
+        assert_eq!(l.after_ponderhit(ms(5000)), Some(ms(998)));
         // Without a clock: the node budget applies after the ponderhit.
         let l = resolve_limits(&go("ponder"), 200, Color::Sente);
         assert_eq!((l.time, l.simulations), (None, 200));

@@ -28,7 +28,7 @@
 //!   edges take more than half of `USI_Hash`; their buffers grow by doubling, so they never
 //!   reserve more than `USI_Hash`. A bounded search then answers; an infinite or pondering
 //!   one waits for `stop` / `ponderhit`.
-//! * **Time management**: with `movetime T` the search stops at `T - 10 ms`. With a clock, the
+//! * **Time management**: with `movetime T` the search stops at `T - 2 ms`. With a clock, the
 //!   target is `remaining / 30 + increment + byoyomi`, never more than `remaining + byoyomi -
 //!   100 ms` (with no time left: `byoyomi - 100 ms`), at least 10 ms. The clock is read between
 //!   simulations. PUCT also stops early once the runner-up cannot catch the best move's visits
