@@ -68,6 +68,9 @@ pub struct SelfplayArgs {
     /// Seconds of self-play (and of the raw measurement).
     #[arg(long, default_value_t = 20.0)]
     pub seconds: f64,
+    /// The mate check at new leaves (`search.mate_plies`; 0: none).
+    #[arg(long, default_value_t = 0)]
+    pub mate_plies: u32,
     /// cpu, cuda, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = model::parse_device)]
     pub device: model::Device,
@@ -180,6 +183,13 @@ fn bench_selfplay(a: SelfplayArgs) -> Result<()> {
     if !(a.seconds > 0.0 && a.seconds <= 86_400.0) {
         bail!("--seconds: must be above 0 and at most 86,400");
     }
+    if a.mate_plies > search::MAX_MATE_PLIES {
+        bail!(
+            "--mate-plies: must be at most {}, got {}",
+            search::MAX_MATE_PLIES,
+            a.mate_plies
+        );
+    }
     let selfplay = selfplay::SelfPlayConfig {
         threads: a.threads,
         parallel_games: a.parallel,
@@ -196,6 +206,7 @@ fn bench_selfplay(a: SelfplayArgs) -> Result<()> {
         model: a.model,
         selfplay,
         simulations: a.simulations,
+        mate_plies: a.mate_plies,
         seconds: a.seconds,
         device: a.device,
         simulate_ms: a.simulate_device,

@@ -80,7 +80,7 @@ pub(crate) fn bench_selfplay(o: &pipeline::bench::SelfplayOptions) -> Result<()>
         None => format!("{} on {}", o.model, o.device),
     };
     println!(
-        "{} with {how}: {} search threads x {} groups x {} games, {}, batch {}, {} intra-op threads, {} simulations/move, {:.0} s",
+        "{} with {how}: {} search threads x {} groups x {} games, {}, batch {}, {} intra-op threads, {} simulations/move{}, {:.0} s",
         o.variant,
         b.threads,
         b.groups,
@@ -93,6 +93,10 @@ pub(crate) fn bench_selfplay(o: &pipeline::bench::SelfplayOptions) -> Result<()>
         b.batch,
         b.intra_op,
         o.simulations,
+        match o.mate_plies {
+            0 => String::new(),
+            n => format!(" with a mate check of {n} plies at new leaves"),
+        },
         s.seconds
     );
     match o.simulate_ms {

@@ -326,12 +326,31 @@ fn bench_selfplay_prints_the_ratio_last() {
     // hence the low bound, which still catches a loop that leaves the network mostly idle.
     let r = ratio_of(&out);
     assert!((0.3..=1.2).contains(&r), "ratio {r}");
+    // The mate check at new leaves, as `search.mate_plies` asks (its cost is in BENCHMARKS.md).
+    let out = trainer(&[
+        "bench",
+        "selfplay",
+        "--model",
+        "b2c16",
+        "--threads",
+        "1",
+        "--parallel",
+        "4",
+        "--seconds",
+        "0.5",
+        "--mate-plies",
+        "1",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("with a mate check of 1 plies"), "{text}");
+    assert!(ratio_of(&out) > 0.0, "{text}");
     for (flag, value) in [
         ("--inference", "gpu"),
         ("--precision", "f8"),
         ("--simulate-device", "0"),
         ("--seconds", "0"),
         ("--parallel", "0"),
+        ("--mate-plies", "8"),
     ] {
         let mut args = vec!["bench", "selfplay", "--seconds", "1", flag, value];
         if flag == "--seconds" {

@@ -108,6 +108,8 @@ pub struct SelfplayOptions {
     pub selfplay: selfplay::SelfPlayConfig,
     /// Simulations of every move (all moves get a full search).
     pub simulations: u32,
+    /// `search.mate_plies`: the mate check at new leaves (0: none).
+    pub mate_plies: u32,
     /// Seconds of self-play (and of each raw measurement).
     pub seconds: f64,
     /// `cpu`, `cuda`, `cuda:N` or `auto`.
@@ -271,6 +273,7 @@ fn bench_run(dir: &Path, o: &SelfplayOptions, sp: &SelfPlayConfig) -> Result<Run
     cfg.seed = 1;
     cfg.selfplay = sp.clone();
     cfg.search.simulations = o.simulations;
+    cfg.search.mate_plies = o.mate_plies;
     std::fs::create_dir_all(dir).map_err(PipelineError::io(IoOp::Create, dir))?;
     let path = dir.join("bench.toml");
     let text = crate::run::to_toml(&cfg, "the benchmark's run config")?;
