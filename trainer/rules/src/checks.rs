@@ -185,7 +185,8 @@ mod tests {
     use std::sync::Arc;
 
     /// Over random games of every built-in variant the filter allows: a move it says cannot
-    /// check never checks; and in minishogi and shogi it passes over most moves.
+    /// check never checks; and in minishogi and shogi it passes over most moves (random games
+    /// from a fixed seed: the counts are the same on every run).
     #[test]
     fn a_move_the_filter_passes_over_never_checks() {
         let mut rng = SplitMix64(7);
@@ -226,12 +227,16 @@ mod tests {
                 }
             }
             assert!(checks > 0, "{name}: no check seen");
-            if name == "minishogi" || name == "shogi" {
-                assert!(
-                    skipped * 10 > moves * 6,
-                    "{name}: only {skipped} of {moves} moves passed over"
-                );
-            }
+            // README.md and BENCHMARKS.md: three in four of minishogi's moves, 94% of shogi's.
+            let least = match name {
+                "minishogi" => 0.7,
+                "shogi" => 0.9,
+                _ => 0.0,
+            };
+            assert!(
+                skipped as f64 >= least * moves as f64,
+                "{name}: only {skipped} of {moves} moves passed over"
+            );
         }
         assert!(used >= 5, "{used} variants");
     }
