@@ -37,6 +37,10 @@ fn default_hidden() -> usize {
     128
 }
 
+/// The error for a model name that is neither a file nor a built-in shape.
+const NO_SUCH_MODEL: &str =
+    "no such model file (built-ins: b2c16, b4c32, b6c32, b6c48, b6c64, b10c128)";
+
 impl ModelConfig {
     /// Parses a model file; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str) -> Result<ModelConfig> {
@@ -56,7 +60,7 @@ impl ModelConfig {
     }
 
     /// Loads `configs/models/NAME.toml`, a path, or a built-in shape (every file of
-    /// `configs/models`: `b2c16`, `b4c32`, `b6c48`, `b6c64`, `b10c128`).
+    /// `configs/models`: `b2c16`, `b4c32`, `b6c32`, `b6c48`, `b6c64`, `b10c128`).
     pub fn load(name_or_path: &str) -> Result<ModelConfig> {
         let p = Path::new(name_or_path);
         if name_or_path.ends_with(".toml") || name_or_path.contains('/') {
@@ -74,6 +78,7 @@ impl ModelConfig {
         let text = match name_or_path {
             "b2c16" => include_str!("../../configs/models/b2c16.toml"),
             "b4c32" => include_str!("../../configs/models/b4c32.toml"),
+            "b6c32" => include_str!("../../configs/models/b6c32.toml"),
             "b6c48" => include_str!("../../configs/models/b6c48.toml"),
             "b6c64" => include_str!("../../configs/models/b6c64.toml"),
             "b10c128" => include_str!("../../configs/models/b10c128.toml"),
@@ -81,8 +86,7 @@ impl ModelConfig {
                 return Err(ModelError::Config {
                     file: name_or_path.to_string(),
                     key: "-".into(),
-                    reason: "no such model file (built-ins: b2c16, b4c32, b6c48, b6c64, b10c128)"
-                        .into(),
+                    reason: NO_SUCH_MODEL.into(),
                 })
             }
         };
@@ -382,7 +386,7 @@ mod tests {
             );
             n += 1;
         }
-        assert_eq!(n, 5);
+        assert_eq!(n, 6);
         assert!(ModelConfig::load("nope").is_err());
     }
 

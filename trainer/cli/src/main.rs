@@ -127,7 +127,7 @@ enum Command {
         /// Variant (as for perft).
         #[arg(long)]
         variant: String,
-        /// Network shape: a file of configs/models (b2c16, b4c32, b6c48, b6c64, b10c128) or a path.
+        /// Network shape: a file of configs/models (b2c16, b4c32, b6c32, b6c48, b6c64, b10c128) or a path.
         #[arg(long, default_value = "b6c64")]
         model: String,
         /// Output weights file (.safetensors; the sidecar .json is written next to it).
