@@ -37,9 +37,15 @@ fn default_hidden() -> usize {
     128
 }
 
-/// The error for a model name that is neither a file nor a built-in shape.
-const NO_SUCH_MODEL: &str =
-    "no such model file (built-ins: b2c16, b4c32, b6c32, b6c48, b6c64, b10c128)";
+/// Every file of `configs/models`, built into the binary (name, text).
+const BUILTIN_SHAPES: &[(&str, &str)] = &[
+    ("b2c16", include_str!("../../configs/models/b2c16.toml")),
+    ("b4c32", include_str!("../../configs/models/b4c32.toml")),
+    ("b6c32", include_str!("../../configs/models/b6c32.toml")),
+    ("b6c48", include_str!("../../configs/models/b6c48.toml")),
+    ("b6c64", include_str!("../../configs/models/b6c64.toml")),
+    ("b10c128", include_str!("../../configs/models/b10c128.toml")),
+];
 
 impl ModelConfig {
     /// Parses a model file; `file` names it in errors.
@@ -75,20 +81,13 @@ impl ModelConfig {
         if local.exists() {
             return ModelConfig::load(&local.display().to_string());
         }
-        let text = match name_or_path {
-            "b2c16" => include_str!("../../configs/models/b2c16.toml"),
-            "b4c32" => include_str!("../../configs/models/b4c32.toml"),
-            "b6c32" => include_str!("../../configs/models/b6c32.toml"),
-            "b6c48" => include_str!("../../configs/models/b6c48.toml"),
-            "b6c64" => include_str!("../../configs/models/b6c64.toml"),
-            "b10c128" => include_str!("../../configs/models/b10c128.toml"),
-            _ => {
-                return Err(ModelError::Config {
-                    file: name_or_path.to_string(),
-                    key: "-".into(),
-                    reason: NO_SUCH_MODEL.into(),
-                })
-            }
+        let Some((_, text)) = BUILTIN_SHAPES.iter().find(|(n, _)| *n == name_or_path) else {
+            let names: Vec<&str> = BUILTIN_SHAPES.iter().map(|(n, _)| *n).collect();
+            return Err(ModelError::Config {
+                file: name_or_path.to_string(),
+                key: "-".into(),
+                reason: format!("no such model file (built-ins: {})", names.join(", ")),
+            });
         };
         ModelConfig::from_toml(text, &format!("{name_or_path}.toml"))
     }
@@ -387,7 +386,8 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 6);
-        assert!(ModelConfig::load("nope").is_err());
+        let e = ModelConfig::load("nope").unwrap_err().to_string();
+        assert!(e.contains("built-ins: b2c16, b4c32, b6c32, b6c48"), "{e}");
     }
 
     #[test]
