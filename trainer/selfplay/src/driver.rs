@@ -19,6 +19,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Largest `random_opening_plies`.
+pub const MAX_RANDOM_OPENING_PLIES: u32 = 64;
+
 /// Self-play settings (the `[selfplay]` table of a run config).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -51,6 +54,16 @@ pub struct SelfPlayConfig {
     pub gumbel_sample_plies: u32,
     /// Gumbel only: the temperature of those plies.
     pub gumbel_temperature: f32,
+    /// Random openings: a game drawn with probability `random_opening_fraction` starts after
+    /// `k` uniformly random legal moves from the start position, `k` uniform in 1 to this
+    /// (0, the default: none). The random plies carry no training target; the positions they
+    /// lead to, often lopsided, teach the network the play after odd moves of an opponent (as
+    /// Stockfish's `gensfen` plays random moves in the opening; KataGo forks games with
+    /// random moves for the same reason).
+    pub random_opening_plies: u32,
+    /// The probability that a self-play game starts with random plies (see
+    /// `random_opening_plies`).
+    pub random_opening_fraction: f32,
     /// Playout-cap randomization: simulations of a full search (recorded for training).
     pub full_simulations: u32,
     /// Simulations of a fast search (not recorded, no noise).
@@ -95,6 +108,8 @@ impl Default for SelfPlayConfig {
             temperature: 1.0,
             gumbel_sample_plies: 0,
             gumbel_temperature: 1.0,
+            random_opening_plies: 0,
+            random_opening_fraction: 0.0,
             full_simulations: 64,
             fast_simulations: 16,
             full_probability: 0.25,
@@ -174,6 +189,18 @@ impl SelfPlayConfig {
         }
         if self.temperature.is_nan() || self.temperature < 0.0 {
             return Err(SelfPlayError::config("temperature", "must be at least 0"));
+        }
+        if self.random_opening_plies > MAX_RANDOM_OPENING_PLIES {
+            return Err(SelfPlayError::config(
+                "random_opening_plies",
+                format!("must be 0 (none) to {MAX_RANDOM_OPENING_PLIES}"),
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.random_opening_fraction) {
+            return Err(SelfPlayError::config(
+                "random_opening_fraction",
+                "must be in [0, 1]",
+            ));
         }
         if self.gumbel_temperature.is_nan() || self.gumbel_temperature < 0.0 {
             return Err(SelfPlayError::config(
@@ -591,13 +618,26 @@ impl<'a, 'e> Driver<'a, 'e> {
         }
     }
 
+    /// The opening of a self-play game its owner left open: the start position, or random
+    /// plies from it (`random_opening_plies`).
+    fn self_play_opening(&mut self) -> Opening {
+        let cfg = self.k.cfg;
+        if self.k.mode == Mode::SelfPlay
+            && cfg.random_opening_plies > 0
+            && self.rng.next_f32() < cfg.random_opening_fraction
+        {
+            let plies = 1 + self.rng.below(cfg.random_opening_plies as usize) as u32;
+            Opening::random(&self.variant, plies, &mut self.rng)
+        } else {
+            Opening::start_position(&self.variant)
+        }
+    }
+
     fn new_game(&mut self, tag: u64, control: &mut dyn Control<'e>) -> Game {
         let index = self.started;
         self.started += 1;
         let start = control.game_start(index, tag);
-        let opening = start
-            .opening
-            .unwrap_or_else(|| Opening::start_position(&self.variant));
+        let opening = start.opening.unwrap_or_else(|| self.self_play_opening());
         let root = opening.position();
         let searches = self
             .searches

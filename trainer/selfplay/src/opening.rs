@@ -55,29 +55,33 @@ pub fn random_openings(
 ) -> Vec<Opening> {
     let mut rng = SplitMix64(seed);
     (0..count)
-        .map(|_| random_opening(variant, plies, &mut rng))
+        .map(|_| Opening::random(variant, plies, &mut rng))
         .collect()
 }
 
-fn random_opening(variant: &Arc<Variant>, plies: u32, rng: &mut SplitMix64) -> Opening {
-    for _ in 0..1000 {
-        let start = Position::start(variant.clone());
-        let mut pos = start.clone();
-        let mut moves = Vec::new();
-        for _ in 0..plies {
-            let legal = pos.legal_moves();
-            if legal.is_empty() {
-                break;
+impl Opening {
+    /// `plies` random legal moves from the start position, drawn from `rng` (drawn again
+    /// while the game is over after them; the start position after 1000 tries).
+    pub fn random(variant: &Arc<Variant>, plies: u32, rng: &mut SplitMix64) -> Opening {
+        for _ in 0..1000 {
+            let start = Position::start(variant.clone());
+            let mut pos = start.clone();
+            let mut moves = Vec::new();
+            for _ in 0..plies {
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                let mv = legal[(rng.next_u64() % legal.len() as u64) as usize];
+                pos.make_move(mv);
+                moves.push(mv);
             }
-            let mv = legal[(rng.next_u64() % legal.len() as u64) as usize];
-            pos.make_move(mv);
-            moves.push(mv);
+            if pos.outcome().is_none() {
+                return Opening { start, moves };
+            }
         }
-        if pos.outcome().is_none() {
-            return Opening { start, moves };
-        }
+        Opening::start_position(variant)
     }
-    Opening::start_position(variant)
 }
 
 #[cfg(test)]

@@ -442,3 +442,96 @@ fn every_builtin_variant_plays_to_an_end_by_its_rules() {
         );
     }
 }
+
+/// The self-play games of `cfg` (every move a full search, so that only opening plies lack a
+/// target): for each, the plies before its first target.
+fn untargeted_leading_plies(cfg: &SelfPlayConfig, games: usize, seed: u64) -> Vec<usize> {
+    let (v, enc) = setup();
+    let mut ev = counting(&enc);
+    let mut records = Vec::new();
+    {
+        let mut evs: [&mut dyn Evaluator; 1] = [&mut ev];
+        play_games(
+            &[&enc],
+            &mut evs,
+            &[SearchConfig::default()],
+            cfg,
+            Mode::SelfPlay,
+            &[],
+            games,
+            seed,
+            &mut |_, g, _| records.push(g),
+        )
+        .unwrap();
+    }
+    let start = Position::start(v.clone()).to_sfen();
+    records
+        .iter()
+        .map(|g| {
+            assert_eq!(g.start_sfen, start, "records start at the start position");
+            // The record replays under the rules, random plies included.
+            let mut pos = Position::from_sfen(&v, &g.start_sfen).unwrap();
+            for usi in &g.moves {
+                let mv = pos.parse_usi(usi).unwrap();
+                pos.make_move(mv);
+            }
+            g.targets.iter().take_while(|t| t.is_none()).count()
+        })
+        .collect()
+}
+
+/// `random_opening_plies` N with `random_opening_fraction` p: about a fraction p of the games
+/// begin with 1 to N plies without a training target (the random moves), every length drawn;
+/// the others, and every game with the key at 0, have a target from their first ply.
+#[test]
+fn random_openings_start_a_fraction_of_selfplay_games() {
+    let base = SelfPlayConfig {
+        parallel_games: 8,
+        full_simulations: 4,
+        fast_simulations: 4,
+        full_probability: 1.0,
+        max_plies: 12,
+        resign_consecutive: 0,
+        ..Default::default()
+    };
+    assert_eq!(base.random_opening_plies, 0);
+    let off = untargeted_leading_plies(&base, 16, 3);
+    assert!(off.iter().all(|&n| n == 0), "{off:?}");
+    let all = SelfPlayConfig {
+        random_opening_plies: 4,
+        random_opening_fraction: 1.0,
+        ..base.clone()
+    };
+    let lens = untargeted_leading_plies(&all, 48, 3);
+    assert!(lens.iter().all(|&n| (1..=4).contains(&n)), "{lens:?}");
+    for k in 1..=4 {
+        assert!(lens.contains(&k), "no opening of {k} plies in {lens:?}");
+    }
+    let half = SelfPlayConfig {
+        random_opening_fraction: 0.5,
+        ..all.clone()
+    };
+    let lens = untargeted_leading_plies(&half, 64, 5);
+    let random = lens.iter().filter(|&&n| n > 0).count();
+    assert!((16..=48).contains(&random), "{random} of 64 games: {lens:?}");
+    // Out of range: refused, naming the key.
+    for (bad, key) in [
+        (
+            SelfPlayConfig {
+                random_opening_plies: 65,
+                ..base.clone()
+            },
+            "random_opening_plies",
+        ),
+        (
+            SelfPlayConfig {
+                random_opening_fraction: 1.5,
+                ..base.clone()
+            },
+            "random_opening_fraction",
+        ),
+    ] {
+        let err = bad.validate().unwrap_err().to_string();
+        assert!(err.contains(key), "{err}");
+    }
+}
