@@ -513,7 +513,10 @@ fn random_openings_start_a_fraction_of_selfplay_games() {
     };
     let lens = untargeted_leading_plies(&half, 64, 5);
     let random = lens.iter().filter(|&&n| n > 0).count();
-    assert!((16..=48).contains(&random), "{random} of 64 games: {lens:?}");
+    assert!(
+        (16..=48).contains(&random),
+        "{random} of 64 games: {lens:?}"
+    );
     // Out of range: refused, naming the key.
     for (bad, key) in [
         (
