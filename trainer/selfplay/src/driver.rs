@@ -11,8 +11,8 @@ use crate::samples::{GameRecord, MoveTarget};
 use encoding::{Encoder, Precision};
 use rules::{Color, Move, Variant};
 use search::{
-    sample_move, sample_policy, Algorithm, EvalCache, Evaluator, EvaluatorError, Request, Search,
-    SearchConfig, Ticket,
+    sample_policy, Algorithm, EvalCache, Evaluator, EvaluatorError, Request, Search, SearchConfig,
+    Ticket,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -44,7 +44,8 @@ pub struct SelfPlayConfig {
     pub max_batch: usize,
     /// Inference precision on CUDA (`auto`, `f32`, `f16`, `bf16`); CPU inference is f32.
     pub precision: Precision,
-    /// PUCT only: plies played by sampling the visit distribution (Gumbel explores by its noise).
+    /// PUCT only: plies played by sampling the visit distribution (with `search.forced_playouts`,
+    /// the pruned one that is also the policy target).
     pub temperature_plies: u32,
     /// PUCT only: the sampling temperature.
     pub temperature: f32,
@@ -975,8 +976,10 @@ fn choose_move(
     let r = game.searches[who].result();
     let ply = game.record.moves.len() as u32;
     let mv: Move = match (selfplay, k.algorithms[who]) {
+        // The policy target is the visit distribution, pruned of the forced playouts when
+        // they are on: KataGo chooses its move from the pruned visits too.
         (true, Algorithm::Puct) if ply < cfg.temperature_plies => {
-            sample_move(&r, cfg.temperature, rng.next_f32())
+            sample_policy(&r, cfg.temperature, rng.next_f32())
         }
         (true, Algorithm::Gumbel) if ply < cfg.gumbel_sample_plies => {
             sample_policy(&r, cfg.gumbel_temperature, rng.next_f32())

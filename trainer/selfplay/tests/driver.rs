@@ -538,3 +538,66 @@ fn random_openings_start_a_fraction_of_selfplay_games() {
         assert!(err.contains(key), "{err}");
     }
 }
+
+/// PUCT self-play with forced playouts samples its early moves from the pruned visits, the
+/// policy target (as KataGo chooses its move): a move whose visits were all forced, pruned
+/// from the target, is never played.
+#[test]
+fn forced_playouts_sample_the_pruned_target() {
+    let (v, enc) = setup();
+    let mut ev = counting(&enc);
+    let cfg = SelfPlayConfig {
+        parallel_games: 8,
+        full_simulations: 16,
+        fast_simulations: 16,
+        full_probability: 1.0,
+        max_plies: 10,
+        temperature_plies: 10,
+        resign_consecutive: 0,
+        ..Default::default()
+    };
+    let search = SearchConfig {
+        algorithm: Algorithm::Puct,
+        forced_playouts: 2.0,
+        ..Default::default()
+    };
+    let mut records = Vec::new();
+    {
+        let mut evs: [&mut dyn Evaluator; 1] = [&mut ev];
+        play_games(
+            &[&enc],
+            &mut evs,
+            &[search],
+            &cfg,
+            Mode::SelfPlay,
+            &[],
+            16,
+            7,
+            &mut |_, g, _| records.push(g),
+        )
+        .unwrap();
+    }
+    let (mut plies, mut pruned) = (0, 0);
+    for g in &records {
+        let mut pos = Position::from_sfen(&v, &g.start_sfen).unwrap();
+        for (usi, t) in g.moves.iter().zip(&g.targets) {
+            let mv = pos.parse_usi(usi).unwrap();
+            let t = t.as_ref().expect("every move is a full search");
+            let legal = enc.legal_indices(&pos).len();
+            pruned += legal - t.policy.len();
+            let played = enc.move_to_index(&pos, mv) as u32;
+            assert!(
+                t.policy.iter().any(|&(i, p)| i == played && p > 0.0),
+                "{usi} played outside the pruned target {:?}",
+                t.policy
+            );
+            plies += 1;
+            pos.make_move(mv);
+        }
+    }
+    // The uniform network spreads the forced visits: pruning removed moves from the targets.
+    assert!(
+        plies >= 64 && pruned > plies,
+        "{plies} plies, {pruned} moves pruned"
+    );
+}
