@@ -326,3 +326,51 @@ fn against_fairy_stockfish_over_uci() {
     assert_eq!(games.lines().count(), 2, "{games}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `scripts/opening-split.py` (BENCHMARKS.md, "What the 400 games measure"): each game lands in
+/// the band of Fairy-Stockfish's evaluation of its opening from our side, with our score.
+#[test]
+fn opening_split_sorts_our_games_by_the_opening_s_evaluation() {
+    let Some(fsf) = find_fairy_stockfish() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("fairy-stockfish is not installed (scripts/test.sh installs it)");
+        }
+        eprintln!("skipped: fairy-stockfish not installed (apt-get install fairy-stockfish)");
+        return;
+    };
+    let dir = temp_dir("split");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Gote without its rook and bishop: sente is far ahead. We are sente in the first game
+    // (sente wins) and gote in the second (sente wins again); the third line is not a record.
+    let start = "2sgk/4p/5/P4/KGSBR b - 1";
+    let games = format!(
+        "sfen {start} moves 1e1d result 1 sente engine:trainer usi --model m gote engine:fsf reason checkmate\n\
+         sfen {start} moves 1e1d result 1 sente engine:fsf gote engine:trainer usi --model m reason checkmate\n\
+         not a game\n"
+    );
+    let file = dir.join("games.txt");
+    std::fs::write(&file, games).unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = Command::new("python3")
+        .arg(root.join("scripts/opening-split.py"))
+        .arg(&file)
+        .args(["--plies", "1", "--movetime", "100", "--engine"])
+        .arg(&fsf)
+        .output()
+        .expect("run python3 scripts/opening-split.py");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in [
+        "2 games, score 1 (50.0%)",
+        "opening [300, +inf) cp for us: 1 games, score 1 (100.0%)",
+        "opening [-inf, -300) cp for us: 1 games, score 0 (0.0%)",
+        "1 openings evaluated at 100 ms; 1 lines skipped",
+    ] {
+        assert!(text.contains(line), "no {line:?} in\n{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
