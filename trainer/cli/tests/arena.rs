@@ -284,13 +284,21 @@ fn find_fairy_stockfish() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-#[test]
-fn against_fairy_stockfish_over_uci() {
-    let Some(fsf) = find_fairy_stockfish() else {
+/// Fairy-Stockfish's path; without it a test says why and passes, except under CI.
+fn fairy_stockfish_or_skip() -> Option<PathBuf> {
+    let fsf = find_fairy_stockfish();
+    if fsf.is_none() {
         if std::env::var_os("CI").is_some() {
             panic!("fairy-stockfish is not installed (scripts/test.sh installs it)");
         }
         eprintln!("skipped: fairy-stockfish not installed (apt-get install fairy-stockfish)");
+    }
+    fsf
+}
+
+#[test]
+fn against_fairy_stockfish_over_uci() {
+    let Some(fsf) = fairy_stockfish_or_skip() else {
         return;
     };
     let dir = temp_dir("fsf");
@@ -331,11 +339,7 @@ fn against_fairy_stockfish_over_uci() {
 /// the band of Fairy-Stockfish's evaluation of its opening from our side, with our score.
 #[test]
 fn opening_split_sorts_our_games_by_the_opening_s_evaluation() {
-    let Some(fsf) = find_fairy_stockfish() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("fairy-stockfish is not installed (scripts/test.sh installs it)");
-        }
-        eprintln!("skipped: fairy-stockfish not installed (apt-get install fairy-stockfish)");
+    let Some(fsf) = fairy_stockfish_or_skip() else {
         return;
     };
     let dir = temp_dir("split");

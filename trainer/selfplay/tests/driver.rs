@@ -443,27 +443,37 @@ fn every_builtin_variant_plays_to_an_end_by_its_rules() {
     }
 }
 
+/// The records of `games` self-play games of `cfg` and `search` with the uniform network.
+fn selfplay_records(
+    cfg: &SelfPlayConfig,
+    search: SearchConfig,
+    games: usize,
+    seed: u64,
+) -> Vec<GameRecord> {
+    let (_, enc) = setup();
+    let mut ev = counting(&enc);
+    let mut records = Vec::new();
+    let mut evs: [&mut dyn Evaluator; 1] = [&mut ev];
+    play_games(
+        &[&enc],
+        &mut evs,
+        &[search],
+        cfg,
+        Mode::SelfPlay,
+        &[],
+        games,
+        seed,
+        &mut |_, g, _| records.push(g),
+    )
+    .unwrap();
+    records
+}
+
 /// The self-play games of `cfg` (every move a full search, so that only opening plies lack a
 /// target): for each, the plies before its first target.
 fn untargeted_leading_plies(cfg: &SelfPlayConfig, games: usize, seed: u64) -> Vec<usize> {
-    let (v, enc) = setup();
-    let mut ev = counting(&enc);
-    let mut records = Vec::new();
-    {
-        let mut evs: [&mut dyn Evaluator; 1] = [&mut ev];
-        play_games(
-            &[&enc],
-            &mut evs,
-            &[SearchConfig::default()],
-            cfg,
-            Mode::SelfPlay,
-            &[],
-            games,
-            seed,
-            &mut |_, g, _| records.push(g),
-        )
-        .unwrap();
-    }
+    let (v, _) = setup();
+    let records = selfplay_records(cfg, SearchConfig::default(), games, seed);
     let start = Position::start(v.clone()).to_sfen();
     records
         .iter()
@@ -545,7 +555,6 @@ fn random_openings_start_a_fraction_of_selfplay_games() {
 #[test]
 fn forced_playouts_sample_the_pruned_target() {
     let (v, enc) = setup();
-    let mut ev = counting(&enc);
     let cfg = SelfPlayConfig {
         parallel_games: 8,
         full_simulations: 16,
@@ -561,22 +570,7 @@ fn forced_playouts_sample_the_pruned_target() {
         forced_playouts: 2.0,
         ..Default::default()
     };
-    let mut records = Vec::new();
-    {
-        let mut evs: [&mut dyn Evaluator; 1] = [&mut ev];
-        play_games(
-            &[&enc],
-            &mut evs,
-            &[search],
-            &cfg,
-            Mode::SelfPlay,
-            &[],
-            16,
-            7,
-            &mut |_, g, _| records.push(g),
-        )
-        .unwrap();
-    }
+    let records = selfplay_records(&cfg, search, 16, 7);
     let (mut plies, mut pruned) = (0, 0);
     for g in &records {
         let mut pos = Position::from_sfen(&v, &g.start_sfen).unwrap();
