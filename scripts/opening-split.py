@@ -26,7 +26,10 @@ a = ap.parse_args()
 BANDS = [(-10**9, -300), (-300, -100), (-100, 100), (100, 300), (300, 10**9)]
 RECORD = re.compile(r"sfen (.*?) moves ?(.*?) result (-?\d) sente (.*?) gote (.*?) reason")
 
-fsf = subprocess.Popen([a.engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+try:
+    fsf = subprocess.Popen([a.engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+except OSError as e:
+    sys.exit(f"--engine {a.engine}: {e.strerror}")
 
 
 def send(line):
@@ -87,7 +90,11 @@ total = {band: [0, 0.0] for band in BANDS}
 skipped = 0
 for path in a.games:
     bands = {band: [0, 0.0] for band in BANDS}
-    for line in open(path):
+    try:
+        lines = open(path).read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        sys.exit(f"{path}: {getattr(e, 'strerror', None) or e}")
+    for line in lines:
         m = RECORD.match(line)
         if not m:
             skipped += 1

@@ -376,5 +376,20 @@ fn opening_split_sorts_our_games_by_the_opening_s_evaluation() {
     ] {
         assert!(text.contains(line), "no {line:?} in\n{text}");
     }
+    // A missing file is refused by name, without a traceback.
+    let missing = dir.join("missing.txt");
+    let out = Command::new("python3")
+        .arg(root.join("scripts/opening-split.py"))
+        .arg(&missing)
+        .arg("--engine")
+        .arg(&fsf)
+        .output()
+        .expect("run python3 scripts/opening-split.py");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("{}: No such file", missing.display())) && !err.contains("Traceback"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
