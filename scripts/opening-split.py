@@ -22,6 +22,10 @@ ap.add_argument("--movetime", type=int, default=300)
 ap.add_argument("--variant", default="minishogi")
 ap.add_argument("--engine", default="/usr/games/fairy-stockfish")
 a = ap.parse_args()
+if a.plies < 0:
+    ap.error("--plies must be at least 0")
+if a.movetime < 1:
+    ap.error("--movetime must be at least 1")
 
 BANDS = [(-10**9, -300), (-300, -100), (-100, 100), (100, 300), (300, 10**9)]
 RECORD = re.compile(r"sfen (.*?) moves ?(.*?) result (-?\d) sente (.*?) gote (.*?) reason")
@@ -100,7 +104,7 @@ for path in a.games:
             skipped += 1
             continue
         sfen, moves, result = m.group(1), m.group(2).split(), int(m.group(3))
-        if len(moves) < a.plies:
+        if len(moves) < a.plies or len(sfen.split()) < 2:
             skipped += 1
             continue
         ours_sente = a.ours in m.group(4)
