@@ -156,6 +156,36 @@ pub enum Reply {
     Win,
 }
 
+/// The last `score` an engine gave before its `bestmove`, from the side to move's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineScore {
+    /// `score cp N`: N centipawns.
+    Cp(i32),
+    /// `score mate N`: the side to move mates in N plies (USI) or moves (UCI) when N > 0,
+    /// is mated when N <= 0 (USI's bare `+` and `-` read as 1 and -1).
+    Mate(i32),
+}
+
+/// The score of an `info` line, if it has one (`score cp N` or `score mate N`; a
+/// `lowerbound`/`upperbound` score counts as well: the engine's last word before `bestmove`).
+pub fn info_score(line: &str) -> Option<EngineScore> {
+    let mut t = line.split_whitespace();
+    if t.next() != Some("info") {
+        return None;
+    }
+    // `string` takes the rest of the line (free text).
+    t.by_ref()
+        .find(|&w| w == "score" || w == "string")
+        .filter(|&w| w == "score")?;
+    match (t.next()?, t.next()?) {
+        ("cp", n) => n.parse().ok().map(EngineScore::Cp),
+        ("mate", "+") => Some(EngineScore::Mate(1)),
+        ("mate", "-") => Some(EngineScore::Mate(-1)),
+        ("mate", n) => n.parse().ok().map(EngineScore::Mate),
+        _ => None,
+    }
+}
+
 struct Proc {
     child: Child,
     stdin: ChildStdin,
@@ -376,6 +406,18 @@ impl ExternalEngine {
         go: &str,
         timeout: Duration,
     ) -> Result<Reply, Failure> {
+        self.go_scored(start, moves, go, timeout).map(|(r, _)| r)
+    }
+
+    /// As [`ExternalEngine::go`], with the last score the engine gave before its answer (None
+    /// when it gave none).
+    pub fn go_scored(
+        &mut self,
+        start: &Position,
+        moves: &[Move],
+        go: &str,
+        timeout: Duration,
+    ) -> Result<(Reply, Option<EngineScore>), Failure> {
         let r = self.go_inner(start, moves, go, timeout);
         if r.is_err() {
             self.kill();
@@ -389,7 +431,7 @@ impl ExternalEngine {
         moves: &[Move],
         go: &str,
         timeout: Duration,
-    ) -> Result<Reply, Failure> {
+    ) -> Result<(Reply, Option<EngineScore>), Failure> {
         self.ensure_started()?;
         let v = self.variant.clone();
         let mut line = match self.protocol {
@@ -411,11 +453,13 @@ impl ExternalEngine {
         }
         self.send(&line)?;
         self.send(&format!("go {go}"))?;
+        let mut score = None;
         let token = self.read_until(timeout, "bestmove", |l| {
+            score = info_score(l).or(score);
             l.strip_prefix("bestmove")
                 .map(|rest| rest.split_whitespace().next().unwrap_or("").to_string())
         })?;
-        match (self.protocol, token.as_str()) {
+        let reply = match (self.protocol, token.as_str()) {
             (_, "") => Err(Failure::Malformed("`bestmove` without a move".into())),
             (_, "resign") | (Protocol::Uci, "(none)" | "0000") => Ok(Reply::Resign),
             (Protocol::Usi, "win") => Ok(Reply::Win),
@@ -423,7 +467,8 @@ impl ExternalEngine {
             (Protocol::Uci, t) => fsf_to_usi_at(&pos, t)
                 .map(Reply::Move)
                 .ok_or_else(|| Failure::Malformed(format!("bestmove {t:?} is not a move"))),
-        }
+        }?;
+        Ok((reply, score))
     }
 
     /// Tells a USI engine how the game ended for it.
@@ -471,6 +516,35 @@ impl Drop for ExternalEngine {
 mod tests {
     use super::*;
     use std::io::Cursor;
+
+    #[test]
+    fn info_lines_give_their_score() {
+        let cases = [
+            (
+                "info depth 12 seldepth 14 score cp -35 nodes 100 pv 7g7f",
+                Some(EngineScore::Cp(-35)),
+            ),
+            (
+                "info depth 9 score cp 120 lowerbound nodes 5",
+                Some(EngineScore::Cp(120)),
+            ),
+            (
+                "info depth 3 score mate 5 pv a b c",
+                Some(EngineScore::Mate(5)),
+            ),
+            ("info score mate -2", Some(EngineScore::Mate(-2))),
+            ("info depth 1 score mate +", Some(EngineScore::Mate(1))),
+            ("info depth 1 score mate -", Some(EngineScore::Mate(-1))),
+            ("info string score cp 5", None),
+            ("info depth 4 nodes 100", None),
+            ("info depth 4 score cp x", None),
+            ("info depth 4 score", None),
+            ("bestmove 7g7f", None),
+        ];
+        for (line, want) in cases {
+            assert_eq!(info_score(line), want, "{line}");
+        }
+    }
 
     #[test]
     fn lines_are_bounded_and_the_rest_dropped() {

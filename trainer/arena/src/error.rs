@@ -62,6 +62,10 @@ pub enum ArenaError {
         /// Why it was refused.
         reason: rules::Error,
     },
+    /// A balanced opening book could not be made (the engine failed, or too few openings
+    /// were within the bound).
+    #[error("opening book: {0}")]
+    Book(String),
     /// `sfen` without its fields.
     #[error("sfen: missing the SFEN fields")]
     MissingSfen,

@@ -12,12 +12,14 @@
 //! * [`Tally`]: wins, draws and losses, Elo with a 95% interval, the SPRT, and their one-line
 //!   text ([`result_line`]); [`elo`]: the Elo estimate of one result and the fit of ratings to
 //!   the results of many pairings.
-//! * [`Opening`]s from a file or random plies, and the one parser of game lines
+//! * [`Opening`]s from a file or random plies, balanced books of them ([`balanced_openings`]:
+//!   random openings an engine rates close to even), and the one parser of game lines
 //!   ([`parse_game_line`]: `startpos`/`sfen ...` then `moves ...`); game records
 //!   ([`MatchGame::record_line`], CSA for standard shogi).
 //! * [`UsiEngine`]: the state machine behind `trainer usi`, generic over its input and output.
 //! * [`play_human`]: a human against our engine in a terminal (`trainer play`).
 
+mod book;
 pub mod elo;
 mod engine;
 mod error;
@@ -35,7 +37,8 @@ mod tally;
 mod usi;
 mod variant;
 
-pub use engine::{ExternalEngine, Protocol, Reply, MAX_LINE_BYTES};
+pub use book::{balanced_openings, opening_line, Book, BookEntry, BookSettings};
+pub use engine::{info_score, EngineScore, ExternalEngine, Protocol, Reply, MAX_LINE_BYTES};
 pub use error::{ArenaError, Failure, NetworkError, ParseProtocolError};
 pub use fsf::{
     fsf_to_usi, fsf_to_usi_at, fsf_variant_name, move_to_fsf, move_to_fsf_at, to_fsf_fen,

@@ -110,13 +110,13 @@ pub(crate) struct ArenaArgs {
 }
 
 /// `usi` or `uci`, listed as possible values in the help.
-fn protocol_parser() -> impl TypedValueParser<Value = Protocol> {
+pub(crate) fn protocol_parser() -> impl TypedValueParser<Value = Protocol> {
     clap::builder::PossibleValuesParser::new(["usi", "uci"])
         .map(|s| s.parse::<Protocol>().expect("a listed value"))
 }
 
 /// An engine option `NAME=VALUE`.
-fn parse_option(o: &str) -> Result<(String, String), String> {
+pub(crate) fn parse_option(o: &str) -> Result<(String, String), String> {
     let (k, v) = o
         .split_once('=')
         .ok_or_else(|| format!("engine option {o:?}: expected NAME=VALUE"))?;

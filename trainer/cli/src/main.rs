@@ -8,6 +8,7 @@ mod exportcmd;
 mod laddercmd;
 mod netcmd;
 mod nnuecmd;
+mod openingscmd;
 mod play;
 mod rulescmd;
 mod usi;
@@ -188,6 +189,9 @@ enum Command {
     /// Matches between models, our network-free search and external USI/UCI engines, with
     /// W/D/L, Elo (95% interval) and an optional SPRT; our rules referee every move.
     Arena(arena::ArenaArgs),
+    /// A balanced opening book for `arena --openings`: random openings that an external
+    /// engine rates close to even, so that a match spends its games where the score is made.
+    Openings(openingscmd::OpeningsArgs),
     /// Play our engine in the terminal (moves in USI notation).
     Play(play::PlayArgs),
     /// A ladder of fixed opponents: calibrate it, refit it from its games, place a player.
@@ -299,6 +303,7 @@ fn dispatch(command: Command) -> Result<()> {
         } => netcmd::export(&model, format, out, device, python, force),
         Command::Usi { model, variant } => usi::run(model.as_deref(), variant.as_deref()),
         Command::Arena(a) => arena::run(a),
+        Command::Openings(a) => openingscmd::run(a),
         Command::Eval(a) => evalcmd::run(a),
         Command::ExportData(a) => exportcmd::export_data(a),
         Command::ExportVariant(a) => exportcmd::export_variant(a),

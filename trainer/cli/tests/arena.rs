@@ -1,5 +1,6 @@
 //! `trainer arena` end to end: our engine over the USI pipe, the hand-shogi match rule, the
-//! referee against misbehaving engines, and Fairy-Stockfish over UCI.
+//! referee against misbehaving engines, Fairy-Stockfish over UCI, and balanced opening books
+//! (`trainer openings`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -392,4 +393,212 @@ fn opening_split_sorts_our_games_by_the_opening_s_evaluation() {
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `trainer openings ARGS`: (success, stdout, stderr).
+fn openings(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .arg("openings")
+        .args(args)
+        .output()
+        .expect("run trainer openings");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Fairy-Stockfish's last score (from the side to move) for a position in USI notation,
+/// searched to `depth` in USI mode with a fresh hash: an evaluation independent of the book's.
+fn fsf_usi_score(fsf: &PathBuf, position: &str, depth: u32) -> i32 {
+    use std::io::{BufRead, BufReader, Write};
+    let mut p = Command::new(fsf)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start fairy-stockfish");
+    let mut stdin = p.stdin.take().unwrap();
+    write!(
+        stdin,
+        "usi\nsetoption name UCI_Variant value minishogi\nsetoption name Threads value 1\n\
+         isready\nusinewgame\nposition {position}\ngo depth {depth}\n"
+    )
+    .unwrap();
+    stdin.flush().unwrap();
+    let mut score = None;
+    for line in BufReader::new(p.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let t: Vec<&str> = line.split_whitespace().collect();
+        if let Some(i) = t.iter().position(|&w| w == "score") {
+            if t[i + 1] == "cp" {
+                score = Some(t[i + 2].parse().unwrap());
+            }
+        }
+        if line.starts_with("bestmove") {
+            break;
+        }
+    }
+    writeln!(stdin, "quit").ok();
+    let _ = p.wait();
+    score.unwrap_or_else(|| panic!("no cp score for {position}"))
+}
+
+#[test]
+fn opening_books_keep_what_the_engine_rates_even() {
+    let Some(fsf) = fairy_stockfish_or_skip() else {
+        return;
+    };
+    let dir = temp_dir("book");
+    std::fs::create_dir_all(&dir).unwrap();
+    let engine = fsf.display().to_string();
+    // Three plies: gote is to move after them, so the comments' sente view is the negated score.
+    let book = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let mut args = vec![
+            "--variant",
+            "minishogi",
+            "--engine",
+            &engine,
+            "--protocol",
+            "uci",
+            "--option",
+            "Threads=1",
+            "--random-plies",
+            "3",
+            "--count",
+            "6",
+            "--max-cp",
+            "60",
+            "--depth",
+            "7",
+            "--seed",
+            "5",
+            "--out",
+        ];
+        let path = out.display().to_string();
+        args.push(&path);
+        args.extend_from_slice(extra);
+        let (ok, stdout, stderr) = openings(&args);
+        (ok, stdout, stderr, out)
+    };
+    let (ok, stdout, stderr, first) = book("a.txt", &[]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("openings: 6 of "), "{stdout}");
+    let text = std::fs::read_to_string(&first).unwrap();
+    // The same engine at a depth makes the same book again.
+    let (ok, _, stderr, second) = book("b.txt", &[]);
+    assert!(ok, "{stderr}");
+    assert_eq!(text, std::fs::read_to_string(&second).unwrap());
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let scores: Vec<i32> = text
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("# ")?
+                .split_once(": sente ")?
+                .1
+                .strip_suffix(" cp")
+        })
+        .map(|s| s.parse().unwrap())
+        .collect();
+    assert_eq!((lines.len(), scores.len()), (6, 6), "{text}");
+    let distinct: std::collections::HashSet<_> = lines.iter().collect();
+    assert_eq!(distinct.len(), 6, "{text}");
+    for (line, sente_cp) in lines.iter().zip(&scores) {
+        assert!(line.starts_with("startpos moves ") && line.split_whitespace().count() == 5);
+        assert!(sente_cp.abs() <= 60, "{line}: {sente_cp}");
+        // Fairy-Stockfish over USI rates it the same from gote's side.
+        assert_eq!(-fsf_usi_score(&fsf, line, 7), *sente_cp, "{line}");
+    }
+    // The arena plays it.
+    let out = arena(&[
+        "--variant",
+        "minishogi",
+        "--player",
+        "mcts",
+        "--player",
+        "mcts",
+        "--nodes",
+        "8",
+        "--games",
+        "4",
+        "--openings",
+        &first.display().to_string(),
+    ]);
+    assert_eq!(row(&out, "games").0, 4, "{out}");
+    // Too few openings within the bound, or no engine: refused with the reason, no file left.
+    let (ok, _, stderr, out) = book("c.txt", &["--max-candidates", "3"]);
+    assert!(
+        !ok && stderr.contains("openings within 60 cp after 3 distinct ones"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+    let (ok, _, stderr) = openings(&[
+        "--variant",
+        "minishogi",
+        "--engine",
+        "/nonexistent/engine",
+        "--out",
+        &dir.join("d.txt").display().to_string(),
+    ]);
+    assert!(!ok && stderr.contains("/nonexistent/engine"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// README, "Balanced openings": the shipped minishogi book is what its header and the README
+/// say, the arena reads it, and Fairy-Stockfish rates its openings as written.
+#[test]
+fn the_shipped_minishogi_book_is_balanced() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = "`configs/openings/minishogi.txt` is such a book: 200 openings that \
+                Fairy-Stockfish 11.1 rates within 150 cp at depth 14.";
+    assert!(readme.contains(said), "README.md no longer says: {said}");
+    let path = root.join("configs/openings/minishogi.txt");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains("Fairy-Stockfish 11.1")
+            && text.contains("go depth 14) rates the side to move within 150 cp"),
+        "{}",
+        &text[..300]
+    );
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let scores: Vec<i32> = text
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("# ")?
+                .split_once(": sente ")?
+                .1
+                .strip_suffix(" cp")
+        })
+        .map(|s| s.parse().unwrap())
+        .collect();
+    assert_eq!((lines.len(), scores.len()), (200, 200));
+    assert!(scores.iter().all(|cp| cp.abs() <= 150));
+    let distinct: std::collections::HashSet<_> = lines.iter().collect();
+    assert_eq!(distinct.len(), 200);
+    // Every line is an opening the arena plays (it reads the whole file first).
+    let out = arena(&[
+        "--variant",
+        "minishogi",
+        "--player",
+        "mcts",
+        "--player",
+        "mcts",
+        "--nodes",
+        "4",
+        "--games",
+        "2",
+        "--openings",
+        &path.display().to_string(),
+    ]);
+    assert_eq!(row(&out, "games").0, 2, "{out}");
+    let Some(fsf) = fairy_stockfish_or_skip() else {
+        return;
+    };
+    // Four plies: sente is to move, so the comment is the engine's own score.
+    for (line, cp) in lines.iter().zip(&scores).step_by(50) {
+        assert_eq!(fsf_usi_score(&fsf, line, 14), *cp, "{line}");
+    }
 }
