@@ -444,6 +444,46 @@ fn fsf_usi_score(fsf: &PathBuf, position: &str, depth: u32) -> i32 {
     score.unwrap_or_else(|| panic!("no cp score for {position}"))
 }
 
+/// A match of `games` games of our network-free search against itself over the openings
+/// file `path`.
+fn network_free_match_on(path: &std::path::Path, games: u32) {
+    let out = arena(&[
+        "--variant",
+        "minishogi",
+        "--player",
+        "mcts",
+        "--player",
+        "mcts",
+        "--nodes",
+        "4",
+        "--games",
+        &games.to_string(),
+        "--openings",
+        &path.display().to_string(),
+    ]);
+    assert_eq!(row(&out, "games").0, games as u64, "{out}");
+}
+
+/// A book's opening lines and the scores of their comments (`# K: sente X cp`), checked to be
+/// `n` distinct openings, each under its score.
+fn book_entries(text: &str, n: usize) -> (Vec<&str>, Vec<i32>) {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let scores: Vec<i32> = text
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("# ")?
+                .split_once(": sente ")?
+                .1
+                .strip_suffix(" cp")
+        })
+        .map(|s| s.parse().unwrap())
+        .collect();
+    assert_eq!((lines.len(), scores.len()), (n, n), "{text}");
+    let distinct: std::collections::HashSet<_> = lines.iter().collect();
+    assert_eq!(distinct.len(), n, "{text}");
+    (lines, scores)
+}
+
 #[test]
 fn opening_books_keep_what_the_engine_rates_even() {
     let Some(fsf) = fairy_stockfish_or_skip() else {
@@ -490,20 +530,7 @@ fn opening_books_keep_what_the_engine_rates_even() {
     let (ok, _, stderr, second) = book("b.txt", &[]);
     assert!(ok, "{stderr}");
     assert_eq!(text, std::fs::read_to_string(&second).unwrap());
-    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
-    let scores: Vec<i32> = text
-        .lines()
-        .filter_map(|l| {
-            l.strip_prefix("# ")?
-                .split_once(": sente ")?
-                .1
-                .strip_suffix(" cp")
-        })
-        .map(|s| s.parse().unwrap())
-        .collect();
-    assert_eq!((lines.len(), scores.len()), (6, 6), "{text}");
-    let distinct: std::collections::HashSet<_> = lines.iter().collect();
-    assert_eq!(distinct.len(), 6, "{text}");
+    let (lines, scores) = book_entries(&text, 6);
     for (line, sente_cp) in lines.iter().zip(&scores) {
         assert!(line.starts_with("startpos moves ") && line.split_whitespace().count() == 5);
         assert!(sente_cp.abs() <= 60, "{line}: {sente_cp}");
@@ -511,21 +538,7 @@ fn opening_books_keep_what_the_engine_rates_even() {
         assert_eq!(-fsf_usi_score(&fsf, line, 7), *sente_cp, "{line}");
     }
     // The arena plays it.
-    let out = arena(&[
-        "--variant",
-        "minishogi",
-        "--player",
-        "mcts",
-        "--player",
-        "mcts",
-        "--nodes",
-        "8",
-        "--games",
-        "4",
-        "--openings",
-        &first.display().to_string(),
-    ]);
-    assert_eq!(row(&out, "games").0, 4, "{out}");
+    network_free_match_on(&first, 4);
     // Too few openings within the bound, or no engine: refused with the reason, no file left.
     let (ok, _, stderr, out) = book("c.txt", &["--max-candidates", "3"]);
     assert!(
@@ -563,37 +576,10 @@ fn the_shipped_minishogi_book_is_balanced() {
         "{}",
         &text[..300]
     );
-    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
-    let scores: Vec<i32> = text
-        .lines()
-        .filter_map(|l| {
-            l.strip_prefix("# ")?
-                .split_once(": sente ")?
-                .1
-                .strip_suffix(" cp")
-        })
-        .map(|s| s.parse().unwrap())
-        .collect();
-    assert_eq!((lines.len(), scores.len()), (200, 200));
+    let (lines, scores) = book_entries(&text, 200);
     assert!(scores.iter().all(|cp| cp.abs() <= 150));
-    let distinct: std::collections::HashSet<_> = lines.iter().collect();
-    assert_eq!(distinct.len(), 200);
     // Every line is an opening the arena plays (it reads the whole file first).
-    let out = arena(&[
-        "--variant",
-        "minishogi",
-        "--player",
-        "mcts",
-        "--player",
-        "mcts",
-        "--nodes",
-        "4",
-        "--games",
-        "2",
-        "--openings",
-        &path.display().to_string(),
-    ]);
-    assert_eq!(row(&out, "games").0, 2, "{out}");
+    network_free_match_on(&path, 2);
     let Some(fsf) = fairy_stockfish_or_skip() else {
         return;
     };
