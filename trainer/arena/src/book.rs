@@ -109,7 +109,8 @@ pub fn balanced_openings(
             ArenaError::Book(format!("evaluating `{line}`: the engine gave no score"))
         })?;
         if let EngineScore::Cp(cp) = score {
-            if cp.abs() <= s.max_cp {
+            // In i64: an engine's `cp -2147483648` must not overflow.
+            if i64::from(cp).abs() <= i64::from(s.max_cp) {
                 let sente_cp = if pos.side_to_move() == Color::Sente {
                     cp
                 } else {

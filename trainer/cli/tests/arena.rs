@@ -555,6 +555,30 @@ fn opening_books_keep_what_the_engine_rates_even() {
         &dir.join("d.txt").display().to_string(),
     ]);
     assert!(!ok && stderr.contains("/nonexistent/engine"), "{stderr}");
+    // An engine's extreme or missing score is refused, not a panic.
+    for (on_go, said) in [
+        (
+            "echo 'info depth 1 score cp -2147483648'; echo 'bestmove 1e1d'",
+            "only 0 of 100 openings within 150 cp after 3 distinct ones",
+        ),
+        ("echo 'bestmove 1e1d'", "the engine gave no score"),
+    ] {
+        let fake = fake_usi(on_go);
+        let (ok, _, stderr) = openings(&[
+            "--variant",
+            "minishogi",
+            "--engine",
+            fake.strip_prefix("engine:").unwrap(),
+            "--max-candidates",
+            "3",
+            "--out",
+            &dir.join("e.txt").display().to_string(),
+        ]);
+        assert!(
+            !ok && stderr.contains(said) && !stderr.contains("panicked"),
+            "{stderr}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
