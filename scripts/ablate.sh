@@ -6,7 +6,7 @@
 #
 #   scripts/ablate.sh NAME TABLE KEY VALUE [--set TABLE KEY VALUE]... [--both TABLE KEY VALUE]...
 #                     [--base NAME] [--config F] [--generations N] [--games N] [--rungs A,B]
-#                     [--nodes N]
+#                     [--nodes N] [--book FILE] [--fsf-skill S]
 #   scripts/ablate.sh q-ratio replay q_ratio 0.5
 #   scripts/ablate.sh short-term replay short_term_horizon 8 --set replay short_term_ratio 0.5
 #
@@ -15,6 +15,12 @@
 # names the base run (default "base"): a method measured on top of one adopted earlier reuses
 # that method's run as its base, e.g.
 #   scripts/ablate.sh mirror replay mirror true --both - encoding '"attacks"' --base attacks
+#
+# The head-to-head match plays the variant's balanced opening book, configs/openings/VARIANT.txt,
+# each opening with both colours, when there is one (--book FILE names another; --book none
+# plays shared random 4-ply openings instead). With --fsf-skill S each last network also plays
+# Fairy-Stockfish (Skill Level S, 20 = full strength, one thread) at 100 ms a move through
+# `trainer usi` over the book: the measure of the learning targets.
 #
 # Runs go to runs/ablate-BASE and runs/ablate-NAME; figures to runs/ablate-NAME/ablation.txt.
 # Both runs keep the config's time budget (strength per hour is the measure: run them on a
@@ -26,6 +32,7 @@ cd "$(dirname "$0")/.."
 name=$1 table=$2 key=$3 value=$4
 shift 4
 config=configs/runs/default.toml generations= games=50 rungs=fsf-skill0,fsf-skill5 nodes=16
+book= skill=
 sets=("$table" "$key" "$value") both=() basename=base
 while [ $# -gt 0 ]; do
   case $1 in
@@ -39,11 +46,24 @@ while [ $# -gt 0 ]; do
     --games) games=$2; shift 2 ;;
     --rungs) rungs=$2; shift 2 ;;
     --nodes) nodes=$2; shift 2 ;;
+    --book) book=$2; shift 2 ;;
+    --fsf-skill) skill=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
 variant=$(sed -n 's/^variant *= *"\(.*\)".*/\1/p' "$config" | head -n 1)
 ladder=$(sed -n 's/^ladder *= *"\(.*\)".*/\1/p' "$config" | head -n 1)
+if [ -z "$book" ]; then
+  book=configs/openings/$variant.txt
+elif [ "$book" != none ] && [ ! -f "$book" ]; then
+  echo "--book $book: no such file" >&2; exit 2
+fi
+if [ "$book" = none ] || [ ! -f "$book" ]; then
+  [ -z "$skill" ] || { echo "--fsf-skill needs a book ($book)" >&2; exit 2; }
+  openings=(--random-plies 4 --seed 5)
+else
+  openings=(--openings "$book")
+fi
 bin=${TRAINER:-target/release/trainer}
 [ -x "$bin" ] || cargo build --release --locked -p trainer
 mkdir -p runs/ablate-configs
@@ -110,7 +130,17 @@ out=runs/ablate-$name/ablation.txt
     echo "ladder placement of $p:"
     "$bin" ladder place --ladder "${ladder:-$variant}" --player "model:$p" --rungs "$rungs" --games "$games" --nodes "$nodes"
   done
-  echo "head to head (test as A):"
+  echo "head to head (test as A, ${openings[*]}):"
   "$bin" arena --variant "$variant" --player "model:$b" --player "model:$a" \
-      --games $((games * 2)) --nodes "$nodes" --random-plies 4 --seed 5 | tail -n 3
+      --games $((games * 2)) --nodes "$nodes" "${openings[@]}" | tail -n 3
+  if [ -n "$skill" ]; then
+    n=$(grep -cv '^\s*\(#\|$\)' "$book")
+    for p in "$a" "$b"; do
+      echo "$p through trainer usi against Fairy-Stockfish Skill Level $skill, 100 ms a move, over $book:"
+      "$bin" arena --variant "$variant" --player "engine:$bin usi --model $p" \
+          --player engine:/usr/games/fairy-stockfish --protocol-b uci \
+          --option-b "Skill Level=$skill" --option-b Threads=1 --movetime 100 \
+          --games $((n * 2)) "${openings[@]}" | tail -n 3
+    done
+  fi
 } | tee "$out"

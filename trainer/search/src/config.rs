@@ -94,6 +94,13 @@ pub struct SearchConfig {
     /// mean value less this many standard errors (from the spread of its backed-up values) is
     /// highest, where that beats the most visited move's bound. 0: the most visited move.
     pub lcb_stdevs: f32,
+    /// MCTS-solver (Winands et al. 2008; dlshogi's win/loss flags): results the rules or the
+    /// mate check give at leaves are propagated up the tree. A node with a child whose mover
+    /// loses is a win for its own mover, a node whose every move leads to a win for the
+    /// opponent a loss; such a node is scored exactly from then on, like a terminal one. A
+    /// root move proven to win is played at once (as the mate check's), and a root move proven
+    /// to lose is not played while another is left (PUCT). Draws are not proven.
+    pub solver: bool,
 }
 
 impl Default for SearchConfig {
@@ -118,6 +125,7 @@ impl Default for SearchConfig {
             forced_playouts: 0.0,
             mate_plies: 0,
             lcb_stdevs: 0.0,
+            solver: false,
         }
     }
 }

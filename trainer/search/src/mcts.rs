@@ -275,6 +275,7 @@ impl Search {
                 NodeState::Terminal => {
                     let v = self.tree.raw_value[child as usize];
                     self.backup(v, terminal_wdl(v));
+                    self.prove();
                     self.unwind();
                     return Descent::Scored;
                 }
@@ -300,6 +301,7 @@ impl Search {
                             self.tree.state[c] = NodeState::Terminal;
                             self.tree.raw_value[c] = v;
                             self.backup(v, terminal_wdl(v));
+                            self.prove();
                             self.unwind();
                             return Descent::Scored;
                         }
@@ -540,7 +542,8 @@ impl Search {
                 .edges(0)
                 .find(|&e| self.tree.mv[e] == mv)
                 .map(|e| self.tree.child[e])
-                .filter(|&c| c != NONE)
+                // A node the solver proved is searched afresh as a root.
+                .filter(|&c| c != NONE && self.tree.state[c as usize] != NodeState::Terminal)
         } else {
             None
         };
@@ -648,6 +651,20 @@ impl Search {
         );
     }
 
+    /// MCTS-solver (`search.solver`): what the terminal node that ends the current path
+    /// proves about its ancestors; a root move proven to win ends the search like the mate
+    /// check's.
+    fn prove(&mut self) {
+        if !self.config.solver {
+            return;
+        }
+        if let Some(e) = prove_along(&mut self.tree, &self.path_nodes, &self.path_edges) {
+            if self.root_ready && !self.root_wins.contains(&e) {
+                self.root_wins.push(e);
+            }
+        }
+    }
+
     /// What the algorithm's parts read: the tree and the settings.
     fn ctx(&self) -> Ctx<'_> {
         Ctx {
@@ -676,6 +693,12 @@ impl Search {
                     }
                 }
             }
+        }
+        if self.config.solver && self.root_wins.is_empty() {
+            // Proofs kept from the last search (a reused tree).
+            let t = &self.tree;
+            let lost = |e: usize| t.child[e] != NONE && proven(t, t.child[e]) == Some(false);
+            self.root_wins.extend(t.edges(0).filter(|&e| lost(e)));
         }
         let cx = Ctx {
             tree: &self.tree,
@@ -726,6 +749,47 @@ fn backup_along(t: &mut Tree, nodes: &[u32], edges: &[u32], value: f32, wdl: [f3
         v = -v;
         w = [w[2], w[1], w[0]];
     }
+}
+
+/// Whether `node` is proven (terminal, or marked by the solver) a win (`Some(true)`) or a loss
+/// (`Some(false)`) for its side to move; `None` while open or drawn.
+pub(crate) fn proven(t: &Tree, node: u32) -> Option<bool> {
+    let n = node as usize;
+    if t.state[n] != NodeState::Terminal {
+        return None;
+    }
+    let v = t.raw_value[n];
+    (v != 0.0).then_some(v > 0.0)
+}
+
+/// MCTS-solver step after a simulation ended at the terminal (or proven) last node of a path:
+/// walks up while each node proves its parent, a child lost for its mover making the parent a
+/// win, and the last of its children won for their movers a loss. A proven node becomes
+/// terminal with the exact value, which every later visit backs up (the statistics gathered
+/// before stay: the edge's mean moves towards the exact value visit by visit). The root is
+/// never marked: a root edge proven to win is returned instead.
+fn prove_along(t: &mut Tree, nodes: &[u32], edges: &[u32]) -> Option<usize> {
+    for i in (1..nodes.len()).rev() {
+        let e = edges[i - 1] as usize;
+        let parent = nodes[i - 1];
+        let parent_wins = match proven(t, nodes[i])? {
+            false => true,
+            true => {
+                let lost = |f: usize| t.child[f] != NONE && proven(t, t.child[f]) == Some(true);
+                if !t.edges(parent).all(lost) {
+                    return None;
+                }
+                false
+            }
+        };
+        if parent == 0 {
+            return parent_wins.then_some(e);
+        }
+        let p = parent as usize;
+        t.state[p] = NodeState::Terminal;
+        t.raw_value[p] = if parent_wins { 1.0 } else { -1.0 };
+    }
+    None
 }
 
 /// Adds (`sign` 1) or removes (-1) a virtual loss on a path: a visit of every node and edge,
@@ -909,5 +973,62 @@ mod tests {
             s.play(best);
             assert_consistent(&s.tree);
         }
+    }
+
+    /// Every node the solver marked (terminal with edges) is what its children prove.
+    fn assert_proofs(t: &Tree) -> usize {
+        let mut marked = 0;
+        for n in 1..t.num_nodes() as u32 {
+            let Some(wins) = proven(t, n) else { continue };
+            if t.num_edges[n as usize] == 0 {
+                continue;
+            }
+            marked += 1;
+            let child = |e: usize| {
+                (t.child[e] != NONE)
+                    .then(|| proven(t, t.child[e]))
+                    .flatten()
+            };
+            if wins {
+                assert!(t.edges(n).any(|e| child(e) == Some(false)), "node {n}");
+            } else {
+                assert!(t.edges(n).all(|e| child(e) == Some(true)), "node {n}");
+            }
+        }
+        marked
+    }
+
+    #[test]
+    fn solver_proofs_hold_and_virtual_losses_leave_no_trace() {
+        let v = Arc::new(Variant::builtin("minishogi").unwrap());
+        let mut rng = crate::rng::Rng::new(7);
+        let mut marked = 0;
+        for game in 0..12 {
+            let mut p = Position::start(v.clone());
+            for _ in 0..(16 + 2 * game) {
+                let legal = p.legal_moves();
+                if legal.is_empty() || p.outcome().is_some() {
+                    break;
+                }
+                p.make_move(legal[(rng.next_u64() % legal.len() as u64) as usize]);
+            }
+            if p.outcome().is_some() {
+                continue;
+            }
+            let config = SearchConfig {
+                algorithm: crate::Algorithm::Puct,
+                mate_plies: 1,
+                solver: true,
+                ..SearchConfig::default()
+            };
+            let mut s = Search::new(config, p, 1);
+            s.start(3000, false);
+            while !s.finished() {
+                answer(&mut s, 8);
+            }
+            assert_consistent(&s.tree);
+            marked += assert_proofs(&s.tree);
+        }
+        assert!(marked > 0, "no node proven");
     }
 }

@@ -5,6 +5,7 @@
 //! is one implementation of [`Parts`], chosen once from [`Algorithm`].
 
 use crate::config::{Algorithm, SearchConfig};
+use crate::mcts::proven;
 use crate::rng::Rng;
 use crate::tree::{Tree, NONE};
 use rules::Move;
@@ -287,7 +288,18 @@ impl Parts for Puct {
         } else {
             visits.iter().map(|&v| (v as f64 / sum) as f32).collect()
         };
-        let most_visited = range
+        // With the solver, moves proven to lose are left while another is open.
+        let lost = |e: usize| {
+            cx.config.solver && t.child[e] != NONE && proven(t, t.child[e]) == Some(true)
+        };
+        let open = range.clone().filter(|&e| !lost(e));
+        let candidates: Vec<usize> = if open.clone().next().is_some() {
+            open.collect()
+        } else {
+            range.collect()
+        };
+        let most_visited = candidates
+            .into_iter()
             .max_by(|&a, &b| {
                 (t.edge_visits[a], t.prior[a])
                     .partial_cmp(&(t.edge_visits[b], t.prior[b]))
@@ -592,5 +604,51 @@ mod tests {
         assert_eq!(lcb_choice(&t, 1.0, 0), 0);
         let t = root(&[(100, 0.0, 100.0), (10, 2.7, 0.81), (5, 4.5, 4.05)]);
         assert_eq!(lcb_choice(&t, 1.0, 0), 1);
+    }
+
+    #[test]
+    fn puct_does_not_play_a_move_proven_to_lose_while_another_is_open() {
+        use crate::tree::NodeState;
+        // The most visited move leads to a position the solver proved won for the opponent.
+        let mut t = root(&[(100, 10.0, 100.0), (40, 0.0, 40.0), (5, 0.0, 5.0)]);
+        let lose = |t: &mut Tree, e: usize| {
+            let c = t.child[e] as usize;
+            t.state[c] = NodeState::Terminal;
+            t.raw_value[c] = 1.0;
+        };
+        lose(&mut t, 0);
+        let best = |t: &Tree, solver: bool| {
+            let config = SearchConfig {
+                algorithm: Algorithm::Puct,
+                solver,
+                ..SearchConfig::default()
+            };
+            let stats = RootStats {
+                q: vec![0.0; 3],
+                completion: completion(t, &config, 0),
+                mean_value: 0.0,
+                mean_wdl: [0.0, 1.0, 0.0],
+            };
+            let cx = Ctx {
+                tree: t,
+                config: &config,
+            };
+            let out = Puct::default().output(cx, &stats, true);
+            t.mv[t.edges(0)]
+                .iter()
+                .position(|&m| m == out.best)
+                .unwrap()
+        };
+        assert_eq!(best(&t, false), 0, "without the solver: the most visited");
+        assert_eq!(best(&t, true), 1, "the most visited of the open moves");
+        // A drawn terminal child is no loss.
+        let c = t.child[1] as usize;
+        t.state[c] = NodeState::Terminal;
+        t.raw_value[c] = 0.0;
+        assert_eq!(best(&t, true), 1);
+        // Every move lost: the most visited after all.
+        lose(&mut t, 1);
+        lose(&mut t, 2);
+        assert_eq!(best(&t, true), 0);
     }
 }

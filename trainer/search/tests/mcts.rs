@@ -724,13 +724,12 @@ fn the_mate_check_scores_leaves_without_the_network() {
     }
 }
 
-#[test]
-fn a_mate_in_three_is_played_at_once() {
-    // The first position of a seeded random game with a forced win in three plies and none
-    // in one (the rules' tests check such wins against a full-width search).
+/// The first position of a seeded random game with a forced win in three plies and none in
+/// one (the rules' tests check such wins against a full-width search).
+fn mate_in_three_root() -> Position {
     let v = minishogi();
     let mut rng = rules::SplitMix64(5);
-    let root = 'found: loop {
+    'found: loop {
         let mut p = Position::start(v.clone());
         for _ in 0..60 {
             if p.outcome().is_some() {
@@ -742,7 +741,29 @@ fn a_mate_in_three_is_played_at_once() {
             }
             p.make_move(legal[rng.below(legal.len())]);
         }
-    };
+    }
+}
+
+/// Whether `m` wins within three plies whatever the defence (full width, every reply).
+fn wins_within_three(root: &Position, m: Move) -> bool {
+    if is_mate(root, m) {
+        return true;
+    }
+    let mut p = root.clone();
+    p.make_move(m);
+    if p.outcome().is_some() {
+        return false;
+    }
+    p.legal_moves().into_iter().all(|reply| {
+        let mut q = p.clone();
+        q.make_move(reply);
+        q.outcome().is_none() && q.legal_moves().into_iter().any(|w| is_mate(&q, w))
+    })
+}
+
+#[test]
+fn a_mate_in_three_is_played_at_once() {
+    let root = mate_in_three_root();
     for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
         let three = SearchConfig {
             mate_plies: 3,
@@ -759,6 +780,47 @@ fn a_mate_in_three_is_played_at_once() {
         let mut s = Search::new(mate_config(algorithm, 100), root.clone(), 1);
         let (r, _) = run(&mut s, 100, true, uniform);
         assert!(!r.forced_win && s.root_visits() > 100, "{algorithm:?}");
+    }
+}
+
+#[test]
+fn the_solver_proves_a_forced_win_and_plays_it() {
+    // Only a win within one ply is checked at the leaves: the win in three is proven in the
+    // tree, from the leaves after each defence, and ends the search as the mate check would.
+    let root = mate_in_three_root();
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let plain = SearchConfig {
+            // Every root move in Gumbel's sequential halving.
+            gumbel_considered: 64,
+            ..mate_config(algorithm, 4000)
+        };
+        let solver = SearchConfig {
+            solver: true,
+            ..plain.clone()
+        };
+        for batch in [1, 8] {
+            let mut s = Search::new(solver.clone(), root.clone(), 1);
+            let (r, _) = run_batched(&mut s, 4000, false, uniform, batch);
+            check_result(&r);
+            assert!(r.forced_win, "{algorithm:?}, batch {batch}");
+            assert!(s.root_visits() < 4000, "{algorithm:?}: stopped early");
+            assert!(
+                wins_within_three(&root, r.best),
+                "{algorithm:?} {} {}",
+                root.to_sfen(),
+                root.move_to_usi(r.best)
+            );
+            assert_eq!((r.root_value, r.root_wdl), (1.0, [1.0, 0.0, 0.0]));
+            let i = r.moves.iter().position(|&m| m == r.best).unwrap();
+            assert!(r.policy_target[i] > 0.0);
+            for (j, &p) in r.policy_target.iter().enumerate() {
+                assert!(p == 0.0 || wins_within_three(&root, r.moves[j]));
+            }
+        }
+        // Without the solver the same search spends its budget and proves nothing.
+        let mut s = Search::new(plain, root.clone(), 1);
+        let (r, _) = run(&mut s, 4000, false, uniform);
+        assert!(!r.forced_win && s.root_visits() > 4000, "{algorithm:?}");
     }
 }
 

@@ -62,7 +62,7 @@ use go::{parse_go, resolve_limits, GoParams};
 use options::{
     Options, DEFAULT_C_PUCT, DEFAULT_FPU_REDUCTION, DEFAULT_HASH_MIB, DEFAULT_LCB_STDEVS,
     DEFAULT_MATE_PLIES, DEFAULT_MINIBATCH, DEFAULT_NN_CACHE, DEFAULT_POLICY_TEMPERATURE,
-    DEFAULT_SIMULATIONS,
+    DEFAULT_SIMULATIONS, DEFAULT_SOLVER,
 };
 use rules::{Position, Variant};
 use search::{Algorithm, EvalCache, Evaluator, Search, UniformEvaluator};
@@ -190,6 +190,7 @@ impl UsiEngine {
                 fpu_reduction: DEFAULT_FPU_REDUCTION,
                 policy_temperature: DEFAULT_POLICY_TEMPERATURE,
                 lcb_stdevs: DEFAULT_LCB_STDEVS,
+                solver: DEFAULT_SOLVER,
             },
             search: None,
             kept: None,
@@ -601,6 +602,7 @@ mod tests {
             "option name FPUReduction type spin default 20 min 0 max 2000",
             "option name PolicyTemperature type spin default 150 min 5 max 2000",
             "option name LCBStdevs type spin default 0 min 0 max 1000",
+            "option name Solver type check default false",
         ] {
             assert!(got.iter().any(|l| l == listed), "{listed}: {got:?}");
         }
@@ -618,8 +620,10 @@ mod tests {
         e.handle("setoption name FPUReduction value 0");
         e.handle("setoption name PolicyTemperature value 160");
         e.handle("setoption name LCBStdevs value 250");
+        e.handle("setoption name Solver value true");
         assert!(take(&lines).is_empty());
         let c = e.opts.search_config();
+        assert!(c.solver);
         assert_eq!(
             (
                 c.c_puct,
@@ -635,6 +639,7 @@ mod tests {
             "setoption name CPuct value 2001",
             "setoption name FPUReduction value -1",
             "setoption name LCBStdevs value 1001",
+            "setoption name Solver value maybe",
         ] {
             e.handle(bad);
             let got = take(&lines);

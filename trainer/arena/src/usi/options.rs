@@ -31,6 +31,8 @@ pub(super) const DEFAULT_FPU_REDUCTION: u32 = 20;
 /// Default of the `PolicyTemperature` option (hundredths): flatter priors than the network's
 /// policy, +7 points against Fairy-Stockfish `Skill Level` 5 at 100 ms (BENCHMARKS.md).
 pub(super) const DEFAULT_POLICY_TEMPERATURE: u32 = 150;
+/// Default of the `Solver` option (the MCTS-solver, `search.solver`).
+pub(super) const DEFAULT_SOLVER: bool = false;
 /// Default of the `LCBStdevs` option (hundredths): 0, the most visited move.
 pub(super) const DEFAULT_LCB_STDEVS: u32 = 0;
 /// Upper bound of the options given in hundredths (`CPuct`, `FPUReduction`,
@@ -72,6 +74,8 @@ pub(super) struct Options {
     pub(super) policy_temperature: u32,
     /// `LCBStdevs`: `search.lcb_stdevs` in hundredths.
     pub(super) lcb_stdevs: u32,
+    /// `Solver`: `search.solver`.
+    pub(super) solver: bool,
 }
 
 impl Options {
@@ -85,6 +89,7 @@ impl Options {
             fpu_reduction: self.fpu_reduction as f32 / 100.0,
             policy_temperature: self.policy_temperature as f32 / 100.0,
             lcb_stdevs: self.lcb_stdevs as f32 / 100.0,
+            solver: self.solver,
             ..SearchConfig::default()
         }
     }
@@ -157,6 +162,10 @@ impl UsiEngine {
         self.out.send(&format!(
             "option name LCBStdevs type spin default {} min 0 max {MAX_LCB_CENTI}",
             self.opts.lcb_stdevs
+        ));
+        self.out.send(&format!(
+            "option name Solver type check default {}",
+            self.opts.solver
         ));
         self.out.send(&format!(
             "option name NNCacheSize type spin default {} min 0 max {MAX_NN_CACHE}",
@@ -261,6 +270,7 @@ impl UsiEngine {
                 self.opts.policy_temperature = parse_spin(&need(value)?, 5, MAX_CENTI)?
             }
             "lcbstdevs" => self.opts.lcb_stdevs = parse_spin(&need(value)?, 0, MAX_LCB_CENTI)?,
+            "solver" => self.opts.solver = parse_check("Solver", &need(value)?)?,
             "nncachesize" => {
                 self.opts.nn_cache = parse_spin(&need(value)?, 0, MAX_NN_CACHE)?;
                 if let Some(net) = self.net.as_mut() {
