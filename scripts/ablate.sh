@@ -6,7 +6,7 @@
 #
 #   scripts/ablate.sh NAME TABLE KEY VALUE [--set TABLE KEY VALUE]... [--both TABLE KEY VALUE]...
 #                     [--base NAME] [--config F] [--generations N] [--games N] [--rungs A,B]
-#                     [--nodes N] [--book FILE] [--fsf-skill S]
+#                     [--nodes N] [--book FILE] [--fsf-skill S] [--fsf-games N]
 #   scripts/ablate.sh q-ratio replay q_ratio 0.5
 #   scripts/ablate.sh short-term replay short_term_horizon 8 --set replay short_term_ratio 0.5
 #
@@ -20,7 +20,9 @@
 # each opening with both colours, when there is one (--book FILE names another; --book none
 # plays shared random 4-ply openings instead). With --fsf-skill S each last network also plays
 # Fairy-Stockfish (Skill Level S, 20 = full strength, one thread) at 100 ms a move through
-# `trainer usi` over the book: the measure of the learning targets.
+# `trainer usi` over the book (--fsf-games N: its first N/2 openings; default all of them), the
+# two matches side by side, their games in runs/ablate-NAME/fsf-base and fsf-test: the measure
+# of the learning targets.
 #
 # Runs go to runs/ablate-BASE and runs/ablate-NAME; figures to runs/ablate-NAME/ablation.txt.
 # Both runs keep the config's time budget (strength per hour is the measure: run them on a
@@ -32,7 +34,7 @@ cd "$(dirname "$0")/.."
 name=$1 table=$2 key=$3 value=$4
 shift 4
 config=configs/runs/default.toml generations= games=50 rungs=fsf-skill0,fsf-skill5 nodes=16
-book= skill=
+book= skill= fsf_games=
 sets=("$table" "$key" "$value") both=() basename=base
 while [ $# -gt 0 ]; do
   case $1 in
@@ -48,6 +50,7 @@ while [ $# -gt 0 ]; do
     --nodes) nodes=$2; shift 2 ;;
     --book) book=$2; shift 2 ;;
     --fsf-skill) skill=$2; shift 2 ;;
+    --fsf-games) fsf_games=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -134,13 +137,18 @@ out=runs/ablate-$name/ablation.txt
   "$bin" arena --variant "$variant" --player "model:$b" --player "model:$a" \
       --games $((games * 2)) --nodes "$nodes" "${openings[@]}" | tail -n 3
   if [ -n "$skill" ]; then
-    n=$(grep -cv '^\s*\(#\|$\)' "$book")
-    for p in "$a" "$b"; do
-      echo "$p through trainer usi against Fairy-Stockfish Skill Level $skill, 100 ms a move, over $book:"
-      "$bin" arena --variant "$variant" --player "engine:$bin usi --model $p" \
+    n=${fsf_games:-$(( $(grep -cv '^\s*\(#\|$\)' "$book") * 2 ))}
+    # The two matches side by side, one core each (each alternates two one-thread engines).
+    for side in base test; do
+      p=$a; [ $side = base ] || p=$b
+      { echo "$p through trainer usi against Fairy-Stockfish Skill Level $skill, 100 ms a move, $n games over $book:"
+        "$bin" arena --variant "$variant" --player "engine:$bin usi --model $p" \
           --player engine:/usr/games/fairy-stockfish --protocol-b uci \
           --option-b "Skill Level=$skill" --option-b Threads=1 --movetime 100 \
-          --games $((n * 2)) "${openings[@]}" | tail -n 3
+          --games "$n" "${openings[@]}" --out "runs/ablate-$name/fsf-$side" | tail -n 3
+      } > "runs/ablate-$name/fsf-$side.txt" &
     done
+    wait
+    cat "runs/ablate-$name/fsf-base.txt" "runs/ablate-$name/fsf-test.txt"
   fi
 } | tee "$out"

@@ -102,7 +102,7 @@ pub fn balanced_openings(
         // A fresh process for each opening: `ucinewgame` clears the hash but not all of an
         // engine's state (Stockfish's table ages), so a score would depend on the openings
         // before it, and could not be checked alone.
-        engine.kill();
+        engine.quit();
         let (_, score) = scored.map_err(fail)?;
         book.evaluated += 1;
         let score = score.ok_or_else(|| {

@@ -492,10 +492,12 @@ impl ExternalEngine {
             let _ = p.child.wait();
         }
     }
-}
 
-impl Drop for ExternalEngine {
-    fn drop(&mut self) {
+    /// Ends the process the polite way: `quit`, up to 500 ms for it to exit, then
+    /// [`kill`](Self::kill). Killing at once would kill only the `sh` that runs the command
+    /// and leave the engine to be reaped by whichever process adopts it. The next request
+    /// starts a fresh process.
+    pub fn quit(&mut self) {
         if self.proc.is_some() {
             let _ = self.send("quit");
             if let Some(p) = self.proc.as_mut() {
@@ -509,6 +511,12 @@ impl Drop for ExternalEngine {
             }
             self.kill();
         }
+    }
+}
+
+impl Drop for ExternalEngine {
+    fn drop(&mut self) {
+        self.quit();
     }
 }
 
