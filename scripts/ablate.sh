@@ -145,7 +145,7 @@ out=runs/ablate-$name/ablation.txt
         "$bin" arena --variant "$variant" --player "engine:$bin usi --model $p" \
           --player engine:/usr/games/fairy-stockfish --protocol-b uci \
           --option-b "Skill Level=$skill" --option-b Threads=1 --movetime 100 \
-          --games "$n" "${openings[@]}" --out "runs/ablate-$name/fsf-$side" | tail -n 3
+          --games "$n" "${openings[@]}" --out "runs/ablate-$name/fsf-$side" | grep -A 2 '^results for'
       } > "runs/ablate-$name/fsf-$side.txt" &
     done
     wait
