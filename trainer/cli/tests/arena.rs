@@ -411,7 +411,7 @@ fn openings(args: &[&str]) -> (bool, String, String) {
 
 /// Fairy-Stockfish's last score (from the side to move) for a position in USI notation,
 /// searched to `depth` in USI mode with a fresh hash: an evaluation independent of the book's.
-fn fsf_usi_score(fsf: &PathBuf, position: &str, depth: u32) -> i32 {
+fn fsf_usi_score(fsf: &PathBuf, variant: &str, position: &str, depth: u32) -> i32 {
     use std::io::{BufRead, BufReader, Write};
     let mut p = Command::new(fsf)
         .stdin(std::process::Stdio::piped())
@@ -421,7 +421,7 @@ fn fsf_usi_score(fsf: &PathBuf, position: &str, depth: u32) -> i32 {
     let mut stdin = p.stdin.take().unwrap();
     write!(
         stdin,
-        "usi\nsetoption name UCI_Variant value minishogi\nsetoption name Threads value 1\n\
+        "usi\nsetoption name UCI_Variant value {variant}\nsetoption name Threads value 1\n\
          isready\nusinewgame\nposition {position}\ngo depth {depth}\n"
     )
     .unwrap();
@@ -446,10 +446,10 @@ fn fsf_usi_score(fsf: &PathBuf, position: &str, depth: u32) -> i32 {
 
 /// A match of `games` games of our network-free search against itself over the openings
 /// file `path`.
-fn network_free_match_on(path: &std::path::Path, games: u32) {
+fn network_free_match_on(variant: &str, path: &std::path::Path, games: u32) {
     let out = arena(&[
         "--variant",
-        "minishogi",
+        variant,
         "--player",
         "mcts",
         "--player",
@@ -535,10 +535,14 @@ fn opening_books_keep_what_the_engine_rates_even() {
         assert!(line.starts_with("startpos moves ") && line.split_whitespace().count() == 5);
         assert!(sente_cp.abs() <= 60, "{line}: {sente_cp}");
         // Fairy-Stockfish over USI rates it the same from gote's side.
-        assert_eq!(-fsf_usi_score(&fsf, line, 7), *sente_cp, "{line}");
+        assert_eq!(
+            -fsf_usi_score(&fsf, "minishogi", line, 7),
+            *sente_cp,
+            "{line}"
+        );
     }
     // The arena plays it.
-    network_free_match_on(&first, 4);
+    network_free_match_on("minishogi", &first, 4);
     // Too few openings within the bound, or no engine: refused with the reason, no file left.
     let (ok, _, stderr, out) = book("c.txt", &["--max-candidates", "3"]);
     assert!(
@@ -585,30 +589,45 @@ fn opening_books_keep_what_the_engine_rates_even() {
 /// README, "Balanced openings": the shipped minishogi book is what its header and the README
 /// say, the arena reads it, and Fairy-Stockfish rates its openings as written.
 #[test]
-fn the_shipped_minishogi_book_is_balanced() {
+fn the_shipped_books_are_balanced() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
-    let said = "`configs/openings/minishogi.txt` is such a book: 200 openings that \
-                Fairy-Stockfish 11.1 rates within 150 cp at depth 14.";
-    assert!(readme.contains(said), "README.md no longer says: {said}");
-    let path = root.join("configs/openings/minishogi.txt");
-    let text = std::fs::read_to_string(&path).unwrap();
-    assert!(
-        text.contains("Fairy-Stockfish 11.1")
-            && text.contains("go depth 14) rates the side to move within 150 cp"),
-        "{}",
-        &text[..300]
-    );
-    let (lines, scores) = book_entries(&text, 200);
-    assert!(scores.iter().all(|cp| cp.abs() <= 150));
-    // Every line is an opening the arena plays (it reads the whole file first).
-    network_free_match_on(&path, 2);
-    let Some(fsf) = fairy_stockfish_or_skip() else {
-        return;
-    };
-    // Four plies: sente is to move, so the comment is the engine's own score.
-    for (line, cp) in lines.iter().zip(&scores).step_by(50) {
-        assert_eq!(fsf_usi_score(&fsf, line, 14), *cp, "{line}");
+    for said in [
+        "`configs/openings/minishogi.txt` is such a book: 200 openings that Fairy-Stockfish \
+         11.1 rates within 150 cp at depth 14.",
+        "`configs/openings/judkins.txt` and `configs/openings/kyoto.txt` are the same for \
+         Judkins and Kyoto shogi (`--variant judkins`, `--variant kyoto`).",
+    ] {
+        assert!(readme.contains(said), "README.md no longer says: {said}");
+    }
+    let fsf = fairy_stockfish_or_skip();
+    // Our variant name, and Fairy-Stockfish's in USI mode (None: its USI notation of Kyoto's
+    // turned pieces is not ours, so those openings are checked through the arena alone).
+    for (variant, fsf_name) in [
+        ("minishogi", Some("minishogi")),
+        ("judkins", Some("judkins")),
+        ("kyoto", None),
+    ] {
+        let path = root.join(format!("configs/openings/{variant}.txt"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with(&format!("# 200 openings of {variant}: 4 random plies"))
+                && text.contains("Fairy-Stockfish 11.1")
+                && text.contains("go depth 14) rates the side to move within 150 cp"),
+            "{}",
+            &text[..300]
+        );
+        let (lines, scores) = book_entries(&text, 200);
+        assert!(scores.iter().all(|cp| cp.abs() <= 150), "{variant}");
+        // Every line is an opening the arena plays (it reads the whole file first).
+        network_free_match_on(variant, &path, 2);
+        let (Some(fsf), Some(name)) = (&fsf, fsf_name) else {
+            continue;
+        };
+        // Four plies: sente is to move, so the comment is the engine's own score.
+        for (line, cp) in lines.iter().zip(&scores).step_by(50) {
+            assert_eq!(fsf_usi_score(fsf, name, line, 14), *cp, "{variant}: {line}");
+        }
     }
 }
