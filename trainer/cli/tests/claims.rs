@@ -472,22 +472,22 @@ fn max_minutes_counts_the_time_of_a_trainer_stopped_with_nothing_to_publish() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
-/// `gen N published at Xs: S steps (total T), window W of N samples, ...` of the run's log:
-/// (T, N) of each publication.
-fn publications(run: &Path) -> Vec<(u64, u64)> {
+/// `gen N published at Xs: S steps (total T), window W of N samples, ..., waited Ws on
+/// sample_reuse; ...` of the run's log: (T, N, W) of each publication.
+fn publications(run: &Path) -> Vec<(u64, u64, f64)> {
     let text = std::fs::read_to_string(run.join("log.txt")).unwrap();
     text.lines()
         .filter(|l| l.contains(" published at "))
         .map(|l| {
-            let total = l
-                .split("(total ")
-                .nth(1)
-                .unwrap()
-                .split(')')
-                .next()
-                .unwrap();
-            let samples = l.split(" of ").nth(1).unwrap().split(' ').next().unwrap();
-            (total.parse().unwrap(), samples.parse().unwrap())
+            let after = |marker: &str, end: char| {
+                let rest = l.split(marker).nth(1).unwrap_or_else(|| panic!("{l}"));
+                rest.split(end).next().unwrap().to_string()
+            };
+            (
+                after("(total ", ')').parse().unwrap(),
+                after(" of ", ' ').parse().unwrap(),
+                after(", waited ", 's').parse().unwrap(),
+            )
         })
         .collect()
 }
@@ -495,11 +495,12 @@ fn publications(run: &Path) -> Vec<(u64, u64)> {
 #[test]
 fn sample_reuse_bounds_the_draws_per_sample() {
     let _turn = one_at_a_time();
+    const REUSE: f64 = 0.1;
     let tiny = Tiny {
-        sample_reuse: 0.5,
-        // 60 steps of 16 need 1,920 samples a generation at this reuse: more than self-play
-        // gives in the time the trainer takes for them, so the bound binds (with 30 steps, a
-        // quiet machine's self-play could stay ahead of it the whole run).
+        sample_reuse: REUSE,
+        // 180 steps of 16 need 28,800 samples at this reuse: far more than self-play has
+        // written when the trainer starts (some 5,000 on a slow machine), and the trainer's
+        // steps are quicker than self-play's games, so the bound binds.
         ..Tiny::new(3, 60)
     };
     let (root, cfg, run) = setup("reuse", &tiny);
@@ -514,24 +515,36 @@ fn sample_reuse_bounds_the_draws_per_sample() {
     exits_0(&mut child, "trainer run", &log);
     let pubs = publications(&run);
     assert_eq!(pubs.len(), 3, "{pubs:?}");
-    for &(steps, samples) in &pubs {
+    for &(steps, samples, _) in &pubs {
         // At every publication: steps x batch <= sample_reuse x samples taken in.
         assert!(
-            (steps * BATCH) as f64 <= 0.5 * samples as f64,
-            "{steps} steps of {BATCH} drew more than half of {samples} samples: {pubs:?}"
+            (steps * BATCH) as f64 <= REUSE * samples as f64,
+            "{steps} steps of {BATCH} drew more than {REUSE} of {samples} samples: {pubs:?}"
         );
     }
-    // The trainer is faster than self-play, so the bound holds it back: at some publication it
-    // has drawn nearly all it may (not at every one: on a loaded machine self-play can run ahead
-    // for a while).
+    // The trainer waited for self-play rather than run ahead, and said so.
+    let waited: f64 = pubs.iter().map(|p| p.2).sum();
     assert!(
-        pubs.iter()
-            .any(|&(steps, samples)| (steps * BATCH) as f64 >= 0.4 * samples as f64),
+        waited > 0.0,
         "the bound never held the trainer back: {pubs:?}"
     );
     let s = state(&run);
     assert_eq!(u(&s["steps"]), 180);
-    assert!((u(&s["steps"]) * BATCH) as f64 <= 0.5 * u(&s["total_samples"]) as f64);
+    assert!((u(&s["steps"]) * BATCH) as f64 <= REUSE * u(&s["total_samples"]) as f64);
+    // The waiting is also a scalar: the share of each generation's time.
+    let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+    let shares: Vec<f64> = metrics
+        .lines()
+        .filter(|l| l.contains("\"speed/trainer_wait_share\""))
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["value"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(shares.len(), 3, "{metrics}");
+    assert!(shares.iter().all(|s| (0.0..=1.0).contains(s)), "{shares:?}");
+    assert!(shares.iter().any(|&s| s > 0.0), "{shares:?}");
     let _ = std::fs::remove_dir_all(&root);
 }
 

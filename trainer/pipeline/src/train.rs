@@ -85,6 +85,16 @@ pub fn write_generation_zero(run: &Run) -> Result<()> {
     Ok(())
 }
 
+/// Whether the trainer may take a step.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Ready {
+    Yes,
+    /// The window holds fewer than `min_samples`.
+    TooFewSamples,
+    /// `sample_reuse` (or a capped generation's games) holds the next step back.
+    Reuse,
+}
+
 /// The trainer's state between steps.
 pub struct TrainLoop<'a> {
     run: &'a Run,
@@ -105,6 +115,11 @@ pub struct TrainLoop<'a> {
     last_selfplay: (PlayStats, Instant),
     started: Instant,
     seconds_before: f64,
+    /// Seconds spent since the last publication with samples at hand but none new enough
+    /// under `sample_reuse`: the trainer waiting for self-play.
+    reuse_wait: f64,
+    /// When the last publication (or the start) was.
+    last_publish_at: Instant,
 }
 
 impl<'a> TrainLoop<'a> {
@@ -168,6 +183,8 @@ impl<'a> TrainLoop<'a> {
             last_selfplay: (PlayStats::default(), Instant::now()),
             started: Instant::now(),
             seconds_before,
+            reuse_wait: 0.0,
+            last_publish_at: Instant::now(),
         };
         me.load_window()?;
         // A damaged newest network would leave the workers on an older one (and a capped run
@@ -315,14 +332,20 @@ impl<'a> TrainLoop<'a> {
         Ok(limited)
     }
 
-    /// Whether a step may be taken now.
-    fn ready(&self, best: u64) -> Result<bool> {
+    /// Whether a step may be taken now, and if not, why.
+    fn ready(&self, best: u64) -> Result<Ready> {
         let need = self
             .run
             .cfg
             .min_samples
             .min(self.run.cfg.replay.window(self.samples));
-        Ok(self.window.len() >= need.max(1) && self.t.step < self.allowed_steps(best)?)
+        Ok(if self.window.len() < need.max(1) {
+            Ready::TooFewSamples
+        } else if self.t.step < self.allowed_steps(best)? {
+            Ready::Yes
+        } else {
+            Ready::Reuse
+        })
     }
 
     fn step(&mut self, bar: Option<&ProgressBar>) -> Result<()> {
@@ -440,6 +463,15 @@ impl<'a> TrainLoop<'a> {
             self.games,
             acc * 100.0
         );
+        // How long the trainer stood still for new samples: a share near 1 says self-play is
+        // the bottleneck (more workers or a higher `sample_reuse`), near 0 that training is.
+        let span = std::mem::replace(&mut self.last_publish_at, Instant::now())
+            .elapsed()
+            .as_secs_f64()
+            .max(1e-9);
+        let wait = std::mem::take(&mut self.reuse_wait);
+        line.push_str(&format!(", waited {wait:.1}s on sample_reuse"));
+        r.scalar("speed/trainer_wait_share", (wait / span).min(1.0), gen);
         if let Some(w) = self.workers {
             let now = w.merged();
             let (prev, at) =
@@ -519,7 +551,8 @@ impl<'a> TrainLoop<'a> {
             if self.last_ingest.elapsed() >= INGEST_EVERY {
                 self.ingest()?;
             }
-            if self.ready(state.best)? {
+            let ready = self.ready(state.best)?;
+            if ready == Ready::Yes {
                 let done = self.t.step.saturating_sub(self.last_publish_step);
                 let progress = run_progress(cfg, self.seconds(), state.generation, done);
                 self.t.set_progress(progress);
@@ -534,7 +567,11 @@ impl<'a> TrainLoop<'a> {
                     self.checkpoint(state.generation)?;
                 }
             } else {
+                let t = Instant::now();
                 std::thread::sleep(Duration::from_millis(50));
+                if ready == Ready::Reuse {
+                    self.reuse_wait += t.elapsed().as_secs_f64();
+                }
             }
         }
         if self.t.step > self.last_publish_step && self.shared.get().generation < cfg.generations {
