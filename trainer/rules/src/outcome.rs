@@ -267,6 +267,18 @@ impl Position {
     /// way by repetition or the ply limit is no win. `None` proves nothing. The position is
     /// unchanged on return.
     pub fn forced_win(&mut self, legal: &[Move], plies: u32) -> Option<Move> {
+        self.forced_win_bounded(legal, plies, &mut { u64::MAX })
+    }
+
+    /// [`forced_win`](Self::forced_win) that plays at most `budget` moves (counted down):
+    /// once they are spent every open line counts as no win, so `None` proves nothing and a
+    /// move returned is a proof all the same.
+    pub fn forced_win_bounded(
+        &mut self,
+        legal: &[Move],
+        plies: u32,
+        budget: &mut u64,
+    ) -> Option<Move> {
         if plies == 0 {
             return None;
         }
@@ -274,29 +286,39 @@ impl Position {
         // told apart without playing them.
         let lines = CheckLines::new(self);
         let may_check = |p: &Position, m| lines.as_ref().is_none_or(|l| l.may_check(p, m));
-        if let Some(&m) = legal
-            .iter()
-            .find(|&&m| may_check(self, m) && self.wins_at_once(m))
-        {
-            return Some(m);
+        let spend = |budget: &mut u64| {
+            *budget = budget.saturating_sub(1);
+            *budget > 0
+        };
+        for &m in legal {
+            if may_check(self, m) {
+                if !spend(budget) {
+                    return None;
+                }
+                if self.wins_at_once(m) {
+                    return Some(m);
+                }
+            }
         }
         if plies < 3 {
             return None;
         }
         let mut buffers = (Vec::new(), Vec::new());
-        legal
-            .iter()
-            .copied()
-            .find(|&m| may_check(self, m) && self.check_forces_win(m, plies, &mut buffers))
+        legal.iter().copied().find(|&m| {
+            *budget > 0
+                && may_check(self, m)
+                && self.check_forces_win(m, plies, &mut buffers, budget)
+        })
     }
 
     /// Whether `m` is a check after which every reply leaves a win within `plies - 2` plies
-    /// (`buffers`: scratch for the replies and the moves after them).
+    /// (`buffers`: scratch for the replies and the moves after them; `budget`: moves left).
     fn check_forces_win(
         &mut self,
         m: Move,
         plies: u32,
         (replies, ours): &mut (Vec<Move>, Vec<Move>),
+        budget: &mut u64,
     ) -> bool {
         let us = self.side;
         self.make_move(m);
@@ -307,13 +329,18 @@ impl Position {
             if !replies.is_empty() && self.outcome_given(replies).is_none() {
                 wins = true;
                 for &r in replies.iter() {
+                    *budget = budget.saturating_sub(1);
+                    if *budget == 0 {
+                        wins = false;
+                        break;
+                    }
                     self.make_move(r);
                     self.generate_legal(ours);
                     let ok = match self.outcome_given(ours) {
                         Some(o) => o.winner == Some(us),
                         None => {
                             let after = std::mem::take(ours);
-                            let ok = self.forced_win(&after, plies - 2).is_some();
+                            let ok = self.forced_win_bounded(&after, plies - 2, budget).is_some();
                             *ours = after;
                             ok
                         }
@@ -335,7 +362,10 @@ impl Position {
     pub fn forces_win(&mut self, m: Move, plies: u32) -> bool {
         plies > 0
             && (self.wins_at_once(m)
-                || (plies >= 3 && self.check_forces_win(m, plies, &mut (Vec::new(), Vec::new()))))
+                || (plies >= 3
+                    && self.check_forces_win(m, plies, &mut (Vec::new(), Vec::new()), &mut {
+                        u64::MAX
+                    })))
     }
 
     /// The bare-pieces and n-in-a-row rules. A side with at most `bare_pieces` pieces loses

@@ -62,7 +62,7 @@ use go::{parse_go, resolve_limits, GoParams};
 use options::{
     Options, DEFAULT_C_PUCT, DEFAULT_FPU_REDUCTION, DEFAULT_HASH_MIB, DEFAULT_LCB_STDEVS,
     DEFAULT_MATE_PLIES, DEFAULT_MINIBATCH, DEFAULT_NN_CACHE, DEFAULT_POLICY_TEMPERATURE,
-    DEFAULT_SIMULATIONS, DEFAULT_SOLVER,
+    DEFAULT_ROOT_MATE_PLIES, DEFAULT_SIMULATIONS, DEFAULT_SOLVER,
 };
 use rules::{Position, Variant};
 use search::{Algorithm, EvalCache, Evaluator, Search, UniformEvaluator};
@@ -191,6 +191,7 @@ impl UsiEngine {
                 policy_temperature: DEFAULT_POLICY_TEMPERATURE,
                 lcb_stdevs: DEFAULT_LCB_STDEVS,
                 solver: DEFAULT_SOLVER,
+                root_mate_plies: DEFAULT_ROOT_MATE_PLIES,
             },
             search: None,
             kept: None,
@@ -419,6 +420,7 @@ impl UsiEngine {
                 .take()
                 .filter(|_| self.opts.reuse_tree)
                 .and_then(|k| reuse(k, &self.position)),
+            root_mate_plies: self.opts.root_mate_plies,
         };
         let (c, d, out) = (control.clone(), done.clone(), self.out.clone());
         let spawned = std::thread::Builder::new()
@@ -765,6 +767,43 @@ mod tests {
         let got = take(&lines);
         assert!(got.iter().any(|l| l.contains(" nodes 300 ")), "{got:?}");
         assert!(e.handle("setoption name MatePlies value 8"));
+        assert!(take(&lines)[0].starts_with("info string error: "));
+    }
+
+    /// A minishogi game (Fairy-Stockfish against our engine) 16 plies in, sente to move:
+    /// after gote's 2b1b, 1e1b mates in five plies, checks only, and nothing mates sooner.
+    const MATE_IN_FIVE: &str = "position sfen rbsgk/4p/5/P4/KGSBR b - 1 moves 4e4d 2a3b 4d3c \
+         1a2a 3e4d 3b3c 4d3c G*3b 3c2d 3b2b G*4c 2a1a 2e3d 4a3b 3d1b 2b1b";
+
+    #[test]
+    fn root_mate_plies_plays_a_longer_forced_mate_at_once() {
+        let (mut e, lines) = engine("minishogi");
+        e.handle(MATE_IN_FIVE);
+        let mut p = e.position.clone();
+        let legal = p.legal_moves();
+        assert_eq!(p.forced_win(&legal, 3), None);
+        let m = p.parse_usi("1e1b").unwrap();
+        assert!(p.forces_win(m, 5));
+        // MatePlies 1 (the default) does not see it: the search spends its budget.
+        e.handle("go nodes 300");
+        e.wait();
+        assert!(take(&lines).iter().any(|l| l.contains(" nodes 300 ")));
+        e.handle("setoption name RootMatePlies value 5");
+        for go in ["go nodes 300", "go movetime 50"] {
+            e.handle(go);
+            e.wait();
+            let got = take(&lines);
+            assert_eq!(bestmoves(&got), ["bestmove 1e1b"], "{go}: {got:?}");
+            assert!(got
+                .iter()
+                .any(|l| l.contains(" nodes 0 ") && l.contains("score mate +")));
+        }
+        // Three plies are too few: the search runs.
+        e.handle("setoption name RootMatePlies value 3");
+        e.handle("go nodes 300");
+        e.wait();
+        assert!(take(&lines).iter().any(|l| l.contains(" nodes 300 ")));
+        assert!(e.handle("setoption name RootMatePlies value 16"));
         assert!(take(&lines)[0].starts_with("info string error: "));
     }
 

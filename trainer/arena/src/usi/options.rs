@@ -20,6 +20,11 @@ pub(super) const DEFAULT_MINIBATCH: u32 = 16;
 const MAX_MINIBATCH: u32 = 1024;
 /// Default of the `MatePlies` option.
 pub(super) const DEFAULT_MATE_PLIES: u32 = 1;
+/// Default of the `RootMatePlies` option (0: off).
+pub(super) const DEFAULT_ROOT_MATE_PLIES: u32 = 0;
+/// Upper bound of the `RootMatePlies` option: each root search is bounded by moves, not
+/// plies, so more is cheap but rarely finds more.
+const MAX_ROOT_MATE_PLIES: u32 = 15;
 /// Upper bound of the `USI_Hash` option (MiB).
 const MAX_HASH_MIB: u32 = 1 << 20;
 /// Default of the `NNCacheSize` option: network answers kept, by position.
@@ -76,6 +81,9 @@ pub(super) struct Options {
     pub(super) lcb_stdevs: u32,
     /// `Solver`: `search.solver`.
     pub(super) solver: bool,
+    /// `RootMatePlies`: a checks-only mate search at the root, both ways (see the engine's
+    /// `Job`).
+    pub(super) root_mate_plies: u32,
 }
 
 impl Options {
@@ -166,6 +174,10 @@ impl UsiEngine {
         self.out.send(&format!(
             "option name Solver type check default {}",
             self.opts.solver
+        ));
+        self.out.send(&format!(
+            "option name RootMatePlies type spin default {} min 0 max {MAX_ROOT_MATE_PLIES}",
+            self.opts.root_mate_plies
         ));
         self.out.send(&format!(
             "option name NNCacheSize type spin default {} min 0 max {MAX_NN_CACHE}",
@@ -271,6 +283,9 @@ impl UsiEngine {
             }
             "lcbstdevs" => self.opts.lcb_stdevs = parse_spin(&need(value)?, 0, MAX_LCB_CENTI)?,
             "solver" => self.opts.solver = parse_check("Solver", &need(value)?)?,
+            "rootmateplies" => {
+                self.opts.root_mate_plies = parse_spin(&need(value)?, 0, MAX_ROOT_MATE_PLIES)?
+            }
             "nncachesize" => {
                 self.opts.nn_cache = parse_spin(&need(value)?, 0, MAX_NN_CACHE)?;
                 if let Some(net) = self.net.as_mut() {

@@ -74,7 +74,21 @@ pub(crate) struct Job {
     pub(crate) minibatch: usize,
     /// The previous search's tree, already moved on to `position` (`ReuseTree`).
     pub(crate) kept: Option<Search>,
+    /// `RootMatePlies`: the root's forced wins within this many plies (checks only) are
+    /// played at once, and a move after which the opponent has one is not played while
+    /// another move is open (0: off).
+    pub(crate) root_mate_plies: u32,
 }
+
+/// Moves one root mate search may play ([`Position::forced_win_bounded`]): some 10 ms.
+const ROOT_MATE_BUDGET: u64 = 10_000;
+/// Most root moves the mate guard checks, in the order of their visits.
+const ROOT_MATE_CANDIDATES: usize = 8;
+/// Share of a timed search kept for the mate guard (1 / this), at most
+/// [`ROOT_MATE_MAX_RESERVE`].
+const ROOT_MATE_RESERVE_DIV: u32 = 10;
+/// Most time kept for the mate guard.
+const ROOT_MATE_MAX_RESERVE: Duration = Duration::from_millis(30);
 
 /// The most plies a kept tree is moved on to reach the next position (a GUI's `position`
 /// after our move and the reply is two plies on).
@@ -227,7 +241,28 @@ fn think(
     if pos.outcome().is_some() {
         return Ok((first_choice(job, net.ev.as_mut(), out)?, None));
     }
-    let limits = job.limits;
+    if job.root_mate_plies > 0 && !job.limits.ponder {
+        let mut p = pos.clone();
+        let legal = p.legal_moves();
+        if let Some(m) =
+            p.forced_win_bounded(&legal, job.root_mate_plies, &mut { ROOT_MATE_BUDGET })
+        {
+            // A win within the plies, not at a known distance: USI's `mate +`.
+            out.send(&format!(
+                "info depth {} nodes 0 score mate + pv {}",
+                job.root_mate_plies,
+                pos.move_to_usi(m)
+            ));
+            return Ok((pos.move_to_usi(m), None));
+        }
+    }
+    let mut limits = job.limits;
+    if job.root_mate_plies > 0 {
+        // The guard's time comes out of the search's.
+        limits.time = limits
+            .time
+            .map(|t| t - (t / ROOT_MATE_RESERVE_DIV).min(ROOT_MATE_MAX_RESERVE));
+    }
     let open_ended = limits.infinite || limits.ponder || limits.time.is_some();
     let rounds = Rounds::new(job.config.algorithm, open_ended, job.base_simulations);
     let mut search = kept.unwrap_or_else(|| Search::new(job.config.clone(), pos.clone(), 0));
@@ -257,12 +292,50 @@ fn think(
         job.started,
         &driver.depth,
     ));
-    let best = pos.move_to_usi(result.best);
-    let answer = match job.ponder_reply.then(|| ponder_move(&search, result.best)) {
+    let chosen = match job.root_mate_plies {
+        0 => result.best,
+        plies => guard(pos, &result, plies, out),
+    };
+    let best = pos.move_to_usi(chosen);
+    let answer = match job.ponder_reply.then(|| ponder_move(&search, chosen)) {
         Some(Some(reply)) => format!("{best} ponder {reply}"),
         _ => best,
     };
     Ok((answer, Some(search)))
+}
+
+/// The mate guard: `result.best`, unless the opponent has a forced win within `plies`
+/// plies after it (checks only, [`ROOT_MATE_BUDGET`] moves a check); then the most visited of
+/// the next [`ROOT_MATE_CANDIDATES`] moves after which none is found, if any.
+fn guard(pos: &Position, result: &SearchResult, plies: u32, out: &Out) -> Move {
+    let mut order: Vec<usize> = (0..result.moves.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(result.visits[i]));
+    if let Some(k) = order.iter().position(|&i| result.moves[i] == result.best) {
+        order[..=k].rotate_right(1);
+    }
+    let mut p = pos.clone();
+    let mut refuted = Vec::new();
+    for &i in order.iter().take(ROOT_MATE_CANDIDATES) {
+        let m = result.moves[i];
+        p.make_move(m);
+        let replies = p.legal_moves();
+        let mate = p.forced_win_bounded(&replies, plies, &mut { ROOT_MATE_BUDGET });
+        if let Some(r) = mate {
+            refuted.push(format!("{} ({})", pos.move_to_usi(m), p.move_to_usi(r)));
+        }
+        p.unmake_move();
+        if mate.is_none() {
+            if !refuted.is_empty() {
+                out.send(&format!(
+                    "info string mate guard: after {} the opponent mates within {plies} plies; playing {}",
+                    refuted.join(", "),
+                    pos.move_to_usi(m)
+                ));
+            }
+            return m;
+        }
+    }
+    result.best
 }
 
 /// A position over by rule with moves left (repetition, ply limit): no search is possible;
@@ -481,6 +554,91 @@ mod tests {
             }
         }
         s
+    }
+
+    /// A search result over `pos`'s moves whose visits rank `order` first, in that order.
+    fn ranked(pos: &Position, order: &[&str]) -> SearchResult {
+        let moves = pos.legal_moves();
+        let n = moves.len();
+        let mut visits = vec![1u32; n];
+        for (k, m) in order.iter().enumerate() {
+            let i = moves
+                .iter()
+                .position(|&x| pos.move_to_usi(x) == *m)
+                .unwrap();
+            visits[i] = 1000 - k as u32;
+        }
+        let best = moves[visits.iter().enumerate().max_by_key(|v| v.1).unwrap().0];
+        SearchResult {
+            policy_target: vec![1.0 / n as f32; n],
+            best,
+            root_value: 0.0,
+            root_wdl: [0.0, 1.0, 0.0],
+            q: vec![0.0; n],
+            prior: vec![1.0 / n as f32; n],
+            forced_win: false,
+            moves,
+            visits,
+        }
+    }
+
+    #[test]
+    fn the_mate_guard_plays_the_most_visited_move_that_does_not_allow_a_mate() {
+        let v = Arc::new(rules::Variant::builtin("minishogi").unwrap());
+        // A game of our engine (gote) against Fairy-Stockfish: it played 2b1b here, after
+        // which 1e1b mates in five plies; the guard at five plies sees it.
+        let mut pos = Position::start(v);
+        for m in
+            "4e4d 2a3b 4d3c 1a2a 3e4d 3b3c 4d3c G*3b 3c2d 3b2b G*4c 2a1a 2e3d 4a3b 3d1b".split(' ')
+        {
+            pos.play_usi(m).unwrap();
+        }
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        let out = Out(Arc::new(move |l: &str| {
+            sink.lock().unwrap().push(l.to_string())
+        }));
+        let mates_after = |m: Move, plies| {
+            let mut p = pos.clone();
+            p.make_move(m);
+            let replies = p.legal_moves();
+            p.forced_win(&replies, plies).is_some()
+        };
+        let blunder = pos.parse_usi("2b1b").unwrap();
+        assert!(mates_after(blunder, 5) && !mates_after(blunder, 3));
+        // Ranked second: a move after which no mate within five plies exists.
+        let safe = pos
+            .legal_moves()
+            .into_iter()
+            .find(|&m| m != blunder && !mates_after(m, 5))
+            .expect("a move that does not allow a mate");
+        let safe_usi = pos.move_to_usi(safe);
+        let r = ranked(&pos, &["2b1b", &safe_usi]);
+        assert_eq!(r.best, blunder);
+        // Three plies see nothing: the search's choice stands, silently.
+        assert_eq!(guard(&pos, &r, 3, &out), blunder);
+        assert!(lines.lock().unwrap().is_empty());
+        // Five: the next most visited move, and a line says why.
+        assert_eq!(guard(&pos, &r, 5, &out), safe);
+        let said = lines.lock().unwrap().join("\n");
+        assert!(
+            said.contains("mate guard: after 2b1b (1e1b) the opponent mates within 5 plies")
+                && said.contains(&format!("playing {safe_usi}")),
+            "{said}"
+        );
+        // After 2b1b 1e1b every reply allows a mate within three plies: with nothing open
+        // the search's choice stands.
+        let mut lost = pos.clone();
+        lost.make_move(blunder);
+        lost.play_usi("1e1b").unwrap();
+        let r = ranked(&lost, &[]);
+        assert!(r.moves.iter().all(|&m| {
+            let mut p = lost.clone();
+            p.make_move(m);
+            let replies = p.legal_moves();
+            p.forced_win(&replies, 3).is_some()
+        }));
+        assert_eq!(guard(&lost, &r, 3, &out), r.best);
     }
 
     #[test]
