@@ -213,8 +213,8 @@ fn a_bounded_mate_search_proves_only_what_it_has_the_moves_for() {
     // A minishogi game 16 plies in, sente to move: 1e1b mates in five plies, checks only.
     let v = builtin("minishogi");
     let mut p = Position::start(v);
-    for m in "4e4d 2a3b 4d3c 1a2a 3e4d 3b3c 4d3c G*3b 3c2d 3b2b G*4c 2a1a 2e3d 4a3b 3d1b 2b1b"
-        .split(' ')
+    for m in
+        "4e4d 2a3b 4d3c 1a2a 3e4d 3b3c 4d3c G*3b 3c2d 3b2b G*4c 2a1a 2e3d 4a3b 3d1b 2b1b".split(' ')
     {
         p.play_usi(m).unwrap();
     }
@@ -224,7 +224,10 @@ fn a_bounded_mate_search_proves_only_what_it_has_the_moves_for() {
     assert!(p.forces_win(unbounded, 5) && p.forced_win(&legal, 3).is_none());
     // Enough moves: the same answer, and the count of moves played went down.
     let mut budget = 100_000;
-    assert_eq!(p.forced_win_bounded(&legal, 5, &mut budget), Some(unbounded));
+    assert_eq!(
+        p.forced_win_bounded(&legal, 5, &mut budget),
+        Some(unbounded)
+    );
     let used = 100_000 - budget;
     assert!((10..100_000).contains(&used), "{used}");
     // One move short of what it needs: nothing is proven, the position is unchanged.

@@ -259,9 +259,7 @@ fn think(
     let mut limits = job.limits;
     if job.root_mate_plies > 0 {
         // The guard's time comes out of the search's.
-        limits.time = limits
-            .time
-            .map(|t| t - (t / ROOT_MATE_RESERVE_DIV).min(ROOT_MATE_MAX_RESERVE));
+        limits.time = limits.time.map(|t| t - guard_reserve(t));
     }
     let open_ended = limits.infinite || limits.ponder || limits.time.is_some();
     let rounds = Rounds::new(job.config.algorithm, open_ended, job.base_simulations);
@@ -302,6 +300,11 @@ fn think(
         _ => best,
     };
     Ok((answer, Some(search)))
+}
+
+/// The time a search of `t` keeps for the mate guard.
+fn guard_reserve(t: Duration) -> Duration {
+    (t / ROOT_MATE_RESERVE_DIV).min(ROOT_MATE_MAX_RESERVE)
 }
 
 /// The mate guard: `result.best`, unless the opponent has a forced win within `plies`
@@ -580,6 +583,14 @@ mod tests {
             moves,
             visits,
         }
+    }
+
+    #[test]
+    fn the_guard_keeps_a_tenth_of_the_time_up_to_30_ms() {
+        let ms = Duration::from_millis;
+        assert_eq!(guard_reserve(ms(100)), ms(10));
+        assert_eq!(guard_reserve(ms(250)), ms(25));
+        assert_eq!(guard_reserve(ms(2000)), ms(30));
     }
 
     #[test]
