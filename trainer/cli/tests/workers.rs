@@ -225,8 +225,12 @@ fn three_workers_feed_one_trainer() {
 fn sigterm_and_kill9_workers_lose_nothing_finished() {
     let (root, run, mut t) = setup("killworkers", 3);
     let mut ws: Vec<Child> = (0..3).map(|i| worker(&root, &run, i)).collect();
+    // A few games, and the first worker past its start (its signal handlers are installed
+    // before its self-play threads say they start): SIGTERM before that kills it outright.
     wait_until("a few games", Duration::from_secs(300), || {
         shard_names(&run).len() >= 6
+            && std::fs::read_to_string(root.join("worker0.log"))
+                .is_ok_and(|l| l.contains("self-play thread"))
     });
     // SIGTERM: finishes cleanly with status 0.
     let pid = ws[0].id().to_string();
