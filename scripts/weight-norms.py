@@ -43,8 +43,14 @@ def main():
         sys.exit(__doc__.strip())
     run = sys.argv[1]
     for gen in sys.argv[2:]:
+        if not gen.isdigit():
+            sys.exit(f"generation {gen!r}: not a number")
         path = f"{run}/models/{int(gen):06d}.safetensors"
-        print(f"generation {int(gen)}: {tower_norm(path):.1f}")
+        try:
+            norm = tower_norm(path)
+        except (OSError, ValueError, KeyError, struct.error) as e:
+            sys.exit(f"{path}: cannot read the network: {e}")
+        print(f"generation {int(gen)}: {norm:.1f}")
 
 
 if __name__ == "__main__":
