@@ -167,7 +167,7 @@ fn the_default_run_is_configured_as_the_readme_says() {
 #[test]
 fn the_two_hour_run_is_the_default_run_with_the_keys_the_readme_names() {
     let readme = prose("README.md");
-    let said = "`scripts/run.sh --config configs/runs/two-hour.toml` trains the same methods and network for two hours (`max_minutes = 120`; `generations = 100000`, more than two cores make, so that the time ends the run) with a replay window of up to 200,000 samples and a learning rate that decays over the budget (`schedule = \"budget\"`, cosine from 0.002 to 0.0002), in `runs/two-hour/`.";
+    let said = "`scripts/run.sh --config configs/runs/two-hour.toml` trains the same methods and network for two hours (`max_minutes = 120`; `generations = 100000`, more than two cores make, so that the time ends the run) with a replay window of up to 200,000 samples, a learning rate that decays over the budget (`schedule = \"budget\"`, cosine from 0.004 to 0.0002) and weight decay 0.01, in `runs/two-hour/`.";
     assert!(readme.contains(said), "README.md no longer says: {said}");
     let file = "configs/runs/two-hour.toml";
     let c = pipeline::RunConfig::from_toml(&read(file), file).unwrap();
@@ -176,7 +176,8 @@ fn the_two_hour_run_is_the_default_run_with_the_keys_the_readme_names() {
     assert_eq!(c.generations, 100_000);
     assert_eq!(c.replay.max_window, 200_000);
     assert_eq!(c.training.schedule, model::Schedule::Budget);
-    assert_eq!((c.training.lr, c.training.min_lr), (0.002, 0.0002));
+    assert_eq!((c.training.lr, c.training.min_lr), (0.004, 0.0002));
+    assert_eq!(c.training.weight_decay, 0.01);
     // Everything else is the default run's.
     let strip = |rel: &str| {
         let mut t: toml::Table = toml::from_str(&read(rel)).unwrap();
@@ -185,8 +186,9 @@ fn the_two_hour_run_is_the_default_run_with_the_keys_the_readme_names() {
         }
         let sub = |t: &toml::Table, table: &str| t[table].as_table().unwrap().clone();
         let mut training = sub(&t, "training");
-        training.remove("schedule");
-        training.remove("min_lr");
+        for key in ["schedule", "min_lr", "lr", "weight_decay"] {
+            training.remove(key);
+        }
         t.insert("training".into(), training.into());
         let mut replay = sub(&t, "replay");
         replay.remove("max_window");
