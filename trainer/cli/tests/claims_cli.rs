@@ -167,7 +167,7 @@ fn the_default_run_is_configured_as_the_readme_says() {
 #[test]
 fn the_two_hour_run_is_the_default_run_with_the_keys_the_readme_names() {
     let readme = prose("README.md");
-    let said = "`scripts/run.sh --config configs/runs/two-hour.toml` trains the same methods and network for two hours (`max_minutes = 120`; `generations = 100000`, more than two cores make, so that the time ends the run) with a replay window of up to 200,000 samples, a learning rate that decays over the budget (`schedule = \"budget\"`, cosine from 0.004 to 0.0002) and weight decay 0.01, in `runs/two-hour/`.";
+    let said = "`scripts/run.sh --config configs/runs/two-hour.toml` trains the same methods and network for two hours (`max_minutes = 120`; `generations = 100000`, more than two cores make, so that the time ends the run) with self-play searches twice as large (`full_simulations = 64`, `fast_simulations = 16`), a replay window of up to 200,000 samples, a learning rate that decays over the budget (`schedule = \"budget\"`, cosine from 0.004 to 0.0002) and weight decay 0.01, in `runs/two-hour/`.";
     assert!(readme.contains(said), "README.md no longer says: {said}");
     let file = "configs/runs/two-hour.toml";
     let c = pipeline::RunConfig::from_toml(&read(file), file).unwrap();
@@ -178,6 +178,19 @@ fn the_two_hour_run_is_the_default_run_with_the_keys_the_readme_names() {
     assert_eq!(c.training.schedule, model::Schedule::Budget);
     assert_eq!((c.training.lr, c.training.min_lr), (0.004, 0.0002));
     assert_eq!(c.training.weight_decay, 0.01);
+    let d = "configs/runs/default.toml";
+    let d = pipeline::RunConfig::from_toml(&read(d), d).unwrap();
+    assert_eq!(
+        (c.selfplay.full_simulations, c.selfplay.fast_simulations),
+        (
+            2 * d.selfplay.full_simulations,
+            2 * d.selfplay.fast_simulations
+        )
+    );
+    assert_eq!(
+        (c.selfplay.full_simulations, c.selfplay.fast_simulations),
+        (64, 16)
+    );
     // Everything else is the default run's.
     let strip = |rel: &str| {
         let mut t: toml::Table = toml::from_str(&read(rel)).unwrap();
@@ -190,6 +203,11 @@ fn the_two_hour_run_is_the_default_run_with_the_keys_the_readme_names() {
             training.remove(key);
         }
         t.insert("training".into(), training.into());
+        let mut selfplay = sub(&t, "selfplay");
+        for key in ["full_simulations", "fast_simulations"] {
+            selfplay.remove(key);
+        }
+        t.insert("selfplay".into(), selfplay.into());
         let mut replay = sub(&t, "replay");
         replay.remove("max_window");
         t.insert("replay".into(), replay.into());
