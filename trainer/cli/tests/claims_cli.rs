@@ -197,20 +197,17 @@ fn the_two_hour_run_is_the_default_run_with_the_keys_the_readme_names() {
         for key in ["name", "generations", "max_minutes"] {
             t.remove(key);
         }
-        let sub = |t: &toml::Table, table: &str| t[table].as_table().unwrap().clone();
-        let mut training = sub(&t, "training");
-        for key in ["schedule", "min_lr", "lr", "weight_decay"] {
-            training.remove(key);
+        let keys: [(&str, &[&str]); 3] = [
+            ("training", &["schedule", "min_lr", "lr", "weight_decay"]),
+            ("selfplay", &["full_simulations", "fast_simulations"]),
+            ("replay", &["max_window"]),
+        ];
+        for (table, keys) in keys {
+            let sub = t.get_mut(table).and_then(|v| v.as_table_mut()).unwrap();
+            for key in keys {
+                sub.remove(*key);
+            }
         }
-        t.insert("training".into(), training.into());
-        let mut selfplay = sub(&t, "selfplay");
-        for key in ["full_simulations", "fast_simulations"] {
-            selfplay.remove(key);
-        }
-        t.insert("selfplay".into(), selfplay.into());
-        let mut replay = sub(&t, "replay");
-        replay.remove("max_window");
-        t.insert("replay".into(), replay.into());
         t
     };
     assert_eq!(
