@@ -8,7 +8,7 @@ the softmax of output_policy over the legal moves' labels (cshogi.dlshogi.make_m
 output_value must equal `trainer eval`'s move probabilities and win + draw / 2.
 
 Usage: dlshogi_onnx_check.py TRAINER MODEL.safetensors MODEL.onnx [--positions N] [--seed S]
-Prints "positions N max policy difference X max value difference Y"; exits 1 above 2e-6 (float32 arithmetic in two libraries; measured: 8e-7).
+Prints "positions N max policy difference X max value difference Y"; exits 1 above 1e-5 (float32 arithmetic in two libraries, which differs with the CPU's vector width; measured: 8e-7 to 2.3e-6).
 """
 import argparse
 import json
@@ -22,7 +22,7 @@ import numpy as np
 import onnxruntime as ort
 from cshogi.dlshogi import FEATURES1_NUM, FEATURES2_NUM, make_input_features, make_move_label
 
-TOLERANCE = 2e-6
+TOLERANCE = 1e-5
 
 
 def random_positions(n, seed):
