@@ -189,9 +189,32 @@ fn reported_games(log: &Path) -> u64 {
 
 #[test]
 fn three_workers_feed_one_trainer() {
-    let (root, run, mut t) = setup("workers", 2);
+    // No generation cap on the run: it goes on until each worker has stored a game and two
+    // generations have their games. Stopping at a fixed generation let a worker that the
+    // others outpaced on a busy machine end with no game stored (the run completed while its
+    // first games were still in flight).
+    let (root, run, mut t) = setup("workers", 1_000_000);
     let mut ws: Vec<Child> = (0..3).map(|i| worker(&root, &run, i)).collect();
-    let st = wait_exit(&mut t, Duration::from_secs(600), "trainer");
+    let ids = || -> HashSet<String> { shard_names(&run).into_iter().map(|x| x.1).collect() };
+    wait_until(
+        "a game from each worker and two generations of games",
+        Duration::from_secs(600),
+        || {
+            let names = shard_names(&run);
+            ids().len() == 3
+                && (0..2u64).all(|g| names.iter().filter(|x| x.0 == g).count() as u64 >= CAP)
+        },
+    );
+    // SIGTERM: the trainer publishes what it trained, the workers store their finished games;
+    // each exits 0.
+    for pid in std::iter::once(t.id()).chain(ws.iter().map(Child::id)) {
+        assert!(Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success());
+    }
+    let st = wait_exit(&mut t, Duration::from_secs(120), "trainer");
     assert!(
         st.success(),
         "{}",
@@ -206,13 +229,14 @@ fn three_workers_feed_one_trainer() {
         .sum();
     assert_eq!(reported, n as u64, "workers' counts and the store disagree");
     let s = state(&run);
-    assert_eq!(s["generation"], 2);
-    assert_eq!(s["complete"], true);
-    // Each generation of the run had its games before the next network.
-    let ids: HashSet<String> = shard_names(&run).into_iter().map(|x| x.1).collect();
-    assert_eq!(ids.len(), 3, "three workers, three ids");
+    assert!(s["generation"].as_u64().unwrap() >= 2, "{s}");
+    assert_eq!(s["complete"], false);
+    assert_eq!(ids().len(), 3, "three workers, three ids");
+    // The generations waited for had their games before the next network (a later one may
+    // have been cut short by the SIGTERM).
+    let names = shard_names(&run);
     for gen in 0..2u64 {
-        let g = shard_names(&run).iter().filter(|x| x.0 == gen).count() as u64;
+        let g = names.iter().filter(|x| x.0 == gen).count() as u64;
         assert!(g >= CAP, "generation {gen}: {g} games, fewer than {CAP}");
     }
     assert!(s["total_games"].as_u64().unwrap() <= n as u64);
