@@ -13,7 +13,7 @@ use rules::VariantSpec;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use tch::{nn::VarStore, Tensor};
+use tch::{nn::VarStore, Kind, Tensor};
 
 /// Version of the sidecar format.
 pub const FORMAT_VERSION: u32 = 1;
@@ -579,6 +579,57 @@ fn load_stem(
         progress: 0.0,
     };
     Ok((t, state))
+}
+
+/// Averages networks of one shape and encoding, tensor by tensor (the batch-norm statistics
+/// too), and saves the mean at `out` with the last model's sidecar, its `metrics` holding
+/// `averaged_networks`. A stochastic weight average of a run's last networks (KataGo's SWA):
+/// their training noise partly cancels. Each input is checked like any model file; one of
+/// another shape or encoding is refused with its path.
+pub fn average_models(paths: &[PathBuf], out: &Path) -> Result<ModelMeta> {
+    let Some(first) = paths.first() else {
+        return Err(ModelError::Checkpoint {
+            path: out.display().to_string(),
+            reason: "no network to average".into(),
+        });
+    };
+    let _guard = tch::no_grad_guard();
+    let (vs, _net, first_meta) = load_model(first, Device::Cpu)?;
+    let mut sums: BTreeMap<String, Tensor> = vs
+        .variables()
+        .into_iter()
+        .map(|(n, t)| (n, t.to_kind(Kind::Double)))
+        .collect();
+    let mut meta = first_meta.clone();
+    for p in &paths[1..] {
+        let m = read_meta(p)?;
+        let differs = if m.encoding != first_meta.encoding {
+            Some("encoding")
+        } else if m.model != first_meta.model || m.shape() != first_meta.shape() {
+            Some("network shape")
+        } else {
+            None
+        };
+        if let Some(what) = differs {
+            return Err(ModelError::Checkpoint {
+                path: p.display().to_string(),
+                reason: format!("its {what} differs from {}'s", first.display()),
+            });
+        }
+        let (vs, _net, m) = load_model(p, Device::Cpu)?;
+        for (name, t) in vs.variables() {
+            let s = sums.get_mut(&name).expect("same shape, same names");
+            *s += t.to_kind(Kind::Double);
+        }
+        meta = m;
+    }
+    let n = paths.len() as f64;
+    for (name, mut v) in vs.variables() {
+        v.copy_(&(&sums[&name] / n).to_kind(Kind::Float));
+    }
+    meta.metrics.insert("averaged_networks".into(), n);
+    save_model(&vs, &meta, out)?;
+    Ok(meta)
 }
 
 #[cfg(test)]

@@ -19,9 +19,9 @@ mod optim;
 mod train;
 
 pub use checkpoint::{
-    check_encoding, has_checkpoint, load_checkpoint, load_model, load_weights, read_meta,
-    save_checkpoint, save_model, save_published_model, tensor_names, write_atomic, CheckpointState,
-    ModelMeta, FORMAT_VERSION,
+    average_models, check_encoding, has_checkpoint, load_checkpoint, load_model, load_weights,
+    read_meta, save_checkpoint, save_model, save_published_model, tensor_names, write_atomic,
+    CheckpointState, ModelMeta, FORMAT_VERSION,
 };
 pub use config::{ModelConfig, OptimizerKind, Schedule, TrainConfig};
 pub use cpu::direct::{cpu_kernel, kernel_from_env, KERNEL_ENV};

@@ -164,6 +164,9 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Average networks of one shape (a stochastic weight average): the given models, or a
+    /// run's last generations.
+    Average(netcmd::AverageArgs),
     /// Export a run's self-play positions for another trainer: dlshogi's hcpe records or
     /// Fairy-Stockfish's plain text data.
     ExportData(exportcmd::ExportDataArgs),
@@ -225,6 +228,7 @@ fn main() {
             | Command::Report { .. }
             | Command::Init { .. }
             | Command::Export { .. }
+            | Command::Average(_)
             | Command::ExportData(_)
             | Command::ExportVariant(_)
             | Command::Usi { .. }
@@ -301,6 +305,7 @@ fn dispatch(command: Command) -> Result<()> {
             python,
             force,
         } => netcmd::export(&model, format, out, device, python, force),
+        Command::Average(a) => netcmd::average(a),
         Command::Usi { model, variant } => usi::run(model.as_deref(), variant.as_deref()),
         Command::Arena(a) => arena::run(a),
         Command::Openings(a) => openingscmd::run(a),

@@ -4,8 +4,8 @@ use crate::load_variant;
 use anyhow::{bail, Context, Result};
 use encoding::{Encoder, EncodingLayout};
 use model::{
-    export_onnx, export_torchscript, load_model, save_model, shape_of, Device, ModelConfig,
-    ModelMeta, TrainConfig, Trainer,
+    average_models, export_onnx, export_torchscript, load_model, save_model, shape_of, Device,
+    ModelConfig, ModelMeta, TrainConfig, Trainer,
 };
 use std::path::{Path, PathBuf};
 
@@ -220,4 +220,99 @@ fn script_path(name: &str) -> Result<PathBuf> {
         }
     }
     bail!("scripts/{name} not found (run from the repository root)")
+}
+
+/// `trainer average`: what to average and where the mean goes.
+#[derive(clap::Args)]
+pub struct AverageArgs {
+    /// Models to average (.safetensors, each with its .json sidecar), or --run.
+    #[arg(required_unless_present = "run", conflicts_with = "run")]
+    models: Vec<PathBuf>,
+    /// A run directory: average its newest generations (`models/<gen>.safetensors`).
+    #[arg(long)]
+    run: Option<PathBuf>,
+    /// With --run: how many of the newest generations (all of them when the run has fewer).
+    #[arg(long)]
+    last: Option<usize>,
+    /// Output weights (.safetensors; its .json sidecar is written beside it).
+    #[arg(long)]
+    out: PathBuf,
+    /// Overwrite existing output files.
+    #[arg(long)]
+    force: bool,
+}
+
+/// The generations of a run's published networks, oldest first, with their weight files.
+fn run_generations(run: &Path) -> Result<Vec<(u64, PathBuf)>> {
+    let dir = run.join("models");
+    let entries =
+        std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?;
+    let mut gens = Vec::new();
+    for e in entries {
+        let e = e.with_context(|| format!("cannot list {}", dir.display()))?;
+        let name = e.file_name();
+        let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".safetensors")) else {
+            continue;
+        };
+        // Only `<gen>.safetensors`: temporaries and other files are not generations.
+        if !stem.is_empty() && stem.bytes().all(|b| b.is_ascii_digit()) {
+            if let Ok(g) = stem.parse::<u64>() {
+                gens.push((g, e.path()));
+            }
+        }
+    }
+    gens.sort();
+    Ok(gens)
+}
+
+/// `trainer average`: the tensor-by-tensor mean of networks of one shape and encoding (a
+/// stochastic weight average of a run's last generations), written atomically with the newest
+/// input's sidecar.
+pub fn average(a: AverageArgs) -> Result<()> {
+    let (models, what) = match &a.run {
+        Some(run) => {
+            let last = a
+                .last
+                .context("--run needs --last N: how many generations")?;
+            if last == 0 {
+                bail!("--last 0: nothing to average");
+            }
+            let gens = run_generations(run)?;
+            let Some(&(newest, _)) = gens.last() else {
+                bail!("{}: no network in its models directory", run.display());
+            };
+            let take = &gens[gens.len().saturating_sub(last)..];
+            let what = format!("generations {} to {newest} of {}", take[0].0, run.display());
+            (take.iter().map(|(_, p)| p.clone()).collect(), what)
+        }
+        None => {
+            if a.last.is_some() {
+                bail!("--last counts a run's generations: give --run");
+            }
+            (a.models.clone(), format!("{} models", a.models.len()))
+        }
+    };
+    let sidecar = a.out.with_extension("json");
+    for m in &models {
+        for input in [m.clone(), m.with_extension("json")] {
+            if same_path(&a.out, &input) || same_path(&sidecar, &input) {
+                bail!(
+                    "{}: would overwrite the input {}; give --out another path",
+                    a.out.display(),
+                    input.display()
+                );
+            }
+        }
+    }
+    if a.out.extension().and_then(|e| e.to_str()) != Some("safetensors") {
+        bail!("{}: --out must end in .safetensors", a.out.display());
+    }
+    refuse_existing(&[&a.out, &sidecar], a.force)?;
+    average_models(&models, &a.out).with_context(|| format!("averaging {what}"))?;
+    println!(
+        "wrote {}: the mean of {} networks ({what})",
+        a.out.display(),
+        models.len()
+    );
+    Ok(())
 }
