@@ -1,24 +1,20 @@
 //! `trainer average`: the tensor-by-tensor mean of networks, from files or a run's newest
 //! generations, and its refusals.
 
+mod common;
+use common::{fresh_dir, trainer_within};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+use std::time::Duration;
 
 fn trainer(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trainer"))
-        .args(args)
-        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        .output()
-        .expect("run trainer")
+    trainer_within(args, Duration::from_secs(300))
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("average-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    fresh_dir("average", name)
 }
 
 fn s(p: &Path) -> &str {
