@@ -395,6 +395,80 @@ fn opening_split_sorts_our_games_by_the_opening_s_evaluation() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `scripts/book-pair.py` (BENCHMARKS.md, the two-hour pairs over the book): each arm's record
+/// and score, and the difference with the openings as clusters, against figures worked by hand.
+#[test]
+fn book_pair_scores_two_arms_by_opening() {
+    let dir = temp_dir("book-pair");
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = "rbsgk/4p/5/P4/KGSBR b - 1";
+    let ours = "engine:trainer usi --model m";
+    let fsf = "engine:fsf";
+    // Opening X (1e1d 5a5b) and Y (2e2d 5a5b), our engine on either side.
+    let rec = |moves: &str, result: i32, sente: &str, gote: &str| {
+        format!(
+            "sfen {s} moves {moves} result {result} sente {sente} gote {gote} reason checkmate\n"
+        )
+    };
+    // A: X won with both colours, Y lost: 2 of 3.
+    let a = dir.join("a.txt");
+    std::fs::write(
+        &a,
+        rec("1e1d 5a5b 2e2d", 1, ours, fsf)
+            + &rec("1e1d 5a5b 4a4b", -1, fsf, ours)
+            + &rec("2e2d 5a5b", -1, ours, fsf)
+            + "not a game\n"
+            + &rec("2e2d 5a5b", 1, fsf, "engine:other"),
+    )
+    .unwrap();
+    // B, two matches: X won and lost, Y drawn: 1.5 of 3.
+    let (b1, b2) = (dir.join("b1.txt"), dir.join("b2.txt"));
+    std::fs::write(&b1, rec("1e1d 5a5b", 1, ours, fsf)).unwrap();
+    std::fs::write(
+        &b2,
+        rec("1e1d 5a5b", 1, fsf, ours) + &rec("2e2d 5a5b 3e3d", 0, fsf, ours),
+    )
+    .unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let run = |args: &[&std::path::Path]| {
+        let mut c = Command::new("python3");
+        c.arg(root.join("scripts/book-pair.py"))
+            .arg("--plies")
+            .arg("2")
+            .arg("--a")
+            .arg(args[0])
+            .arg("--b");
+        c.args(&args[1..]);
+        c.output().expect("run python3 scripts/book-pair.py")
+    };
+    let out = run(&[&a, &b1, &b2]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Terms per opening: X 2/3 - 1/3 = 1/3, Y 0 - 0.5/3 = -1/6; the sum 1/6; their spread
+    // 2 * ((1/4)^2 + (1/4)^2) = 1/4, so the standard error is 1/2.
+    for line in [
+        "A: 2-0-1 of 3, 66.67%; 2 lines skipped",
+        "B: 1-1-1 of 3, 50.00%",
+        "A - B: +16.67 points, SE 50.00 (2 openings as clusters)",
+    ] {
+        assert!(text.contains(line), "no {line:?} in\n{text}");
+    }
+    // A missing file is refused by name, without a traceback.
+    let missing = dir.join("missing.txt");
+    let out = run(&[&missing, &b1]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("{}: No such file", missing.display())) && !err.contains("Traceback"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Runs `trainer openings ARGS`: (success, stdout, stderr).
 fn openings(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_trainer"))
