@@ -336,6 +336,29 @@ fn against_fairy_stockfish_over_uci() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A script's run that succeeded and printed each of `lines`.
+fn printed(out: &std::process::Output, lines: &[&str]) {
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in lines {
+        assert!(text.contains(line), "no {line:?} in\n{text}");
+    }
+}
+
+/// A script's run that refused `missing` by name, without a traceback.
+fn refused_missing(out: &std::process::Output, missing: &std::path::Path) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("{}: No such file", missing.display())) && !err.contains("Traceback"),
+        "{err}"
+    );
+}
+
 /// `scripts/opening-split.py` (BENCHMARKS.md, "What the 400 games measure"): each game lands in
 /// the band of Fairy-Stockfish's evaluation of its opening from our side, with our score.
 #[test]
@@ -363,20 +386,15 @@ fn opening_split_sorts_our_games_by_the_opening_s_evaluation() {
         .arg(&fsf)
         .output()
         .expect("run python3 scripts/opening-split.py");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    printed(
+        &out,
+        &[
+            "2 games, score 1 (50.0%)",
+            "opening [300, +inf) cp for us: 1 games, score 1 (100.0%)",
+            "opening [-inf, -300) cp for us: 1 games, score 0 (0.0%)",
+            "1 openings evaluated at 100 ms; 1 lines skipped",
+        ],
     );
-    for line in [
-        "2 games, score 1 (50.0%)",
-        "opening [300, +inf) cp for us: 1 games, score 1 (100.0%)",
-        "opening [-inf, -300) cp for us: 1 games, score 0 (0.0%)",
-        "1 openings evaluated at 100 ms; 1 lines skipped",
-    ] {
-        assert!(text.contains(line), "no {line:?} in\n{text}");
-    }
     // A missing file is refused by name, without a traceback.
     let missing = dir.join("missing.txt");
     let out = Command::new("python3")
@@ -386,12 +404,7 @@ fn opening_split_sorts_our_games_by_the_opening_s_evaluation() {
         .arg(&fsf)
         .output()
         .expect("run python3 scripts/opening-split.py");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
-    assert!(
-        err.contains(&format!("{}: No such file", missing.display())) && !err.contains("Traceback"),
-        "{err}"
-    );
+    refused_missing(&out, &missing);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -442,30 +455,20 @@ fn book_pair_scores_two_arms_by_opening() {
         c.output().expect("run python3 scripts/book-pair.py")
     };
     let out = run(&[&a, &b1, &b2]);
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     // Terms per opening: X 2/3 - 1/3 = 1/3, Y 0 - 0.5/3 = -1/6; the sum 1/6; their spread
     // 2 * ((1/4)^2 + (1/4)^2) = 1/4, so the standard error is 1/2.
-    for line in [
-        "A: 2-0-1 of 3, 66.67%; 2 lines skipped",
-        "B: 1-1-1 of 3, 50.00%",
-        "A - B: +16.67 points, SE 50.00 (2 openings as clusters)",
-    ] {
-        assert!(text.contains(line), "no {line:?} in\n{text}");
-    }
+    printed(
+        &out,
+        &[
+            "A: 2-0-1 of 3, 66.67%; 2 lines skipped",
+            "B: 1-1-1 of 3, 50.00%",
+            "A - B: +16.67 points, SE 50.00 (2 openings as clusters)",
+        ],
+    );
     // A missing file is refused by name, without a traceback.
     let missing = dir.join("missing.txt");
     let out = run(&[&missing, &b1]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
-    assert!(
-        err.contains(&format!("{}: No such file", missing.display())) && !err.contains("Traceback"),
-        "{err}"
-    );
+    refused_missing(&out, &missing);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
