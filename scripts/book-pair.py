@@ -37,8 +37,8 @@ def arm(files):
     for path in files:
         try:
             lines = open(path, encoding="utf-8").read().splitlines()
-        except OSError as e:
-            sys.exit(f"{path}: {e.strerror}")
+        except (OSError, UnicodeDecodeError) as e:
+            sys.exit(f"{path}: {getattr(e, 'strerror', None) or e}")
         for line in lines:
             m = RECORD.match(line)
             if not m:

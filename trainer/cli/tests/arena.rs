@@ -469,6 +469,17 @@ fn book_pair_scores_two_arms_by_opening() {
     let missing = dir.join("missing.txt");
     let out = run(&[&missing, &b1]);
     refused_missing(&out, &missing);
+    // So is a file that is not text.
+    let binary = dir.join("binary.txt");
+    std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x80]).unwrap();
+    let out = run(&[&a, &binary]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && err.contains(&format!("{}: ", binary.display()))
+            && !err.contains("Traceback"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
